@@ -20,4 +20,16 @@ IS 'version of the loaded iceberg_export library';
  * --------------------------------------------------------------------- */
 
 -- BEGIN write_parquet
+CREATE FUNCTION iceberg_export.write_parquet(
+    query text,
+    path text,
+    compression text DEFAULT 'zstd',
+    row_group_bytes bigint DEFAULT 134217728)
+RETURNS TABLE (rows bigint, bytes bigint)
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+ROWS 1
+AS 'MODULE_PATHNAME', 'write_parquet';
+
+COMMENT ON FUNCTION iceberg_export.write_parquet(text, text, text, bigint)
+IS 'run a query and write its result to a Parquet file on the server (superuser or pg_write_server_files)';
 -- END write_parquet

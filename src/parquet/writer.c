@@ -19,6 +19,12 @@
 #error "the parquet writer assumes a little-endian host"
 #endif
 
+/*
+ * The row group's buffered size is checked every this many rows (a power
+ * of two), so a row group can overshoot its target by that many rows.
+ */
+#define PQ_SIZE_CHECK_ROWS 64
+
 /* Levels are stored in one byte each. */
 #define PQ_MAX_LEVEL 255
 
@@ -239,7 +245,7 @@ PqFlushRowGroup(ParquetWriter *writer)
 void
 ParquetRowEnd(ParquetWriter *writer)
 {
-	size_t		buffered = 0;
+	bool		page_done = false;
 
 	if (!writer->in_row || writer->nlists != 0)
 		elog(ERROR, "parquet row ended without a matching begin, or inside a list");
@@ -251,10 +257,22 @@ ParquetRowEnd(ParquetWriter *writer)
 	{
 		PqColumn   *col = &writer->columns[i];
 
-		PqColumnCheckLimits(writer, col);
-		buffered += PqColumnBufferedBytes(col);
+		if (col->nlevels >= PQ_PAGE_MAX_ENTRIES ||
+			col->values.len >= (size_t) writer->options.page_bytes ||
+			(col->use_dict &&
+			 col->dict.plain.len > (size_t) writer->options.dictionary_bytes))
+		{
+			PqColumnCheckLimits(writer, col);
+			page_done = true;
+		}
 	}
-	if (buffered >= (size_t) writer->options.row_group_bytes)
+
+	/*
+	 * The row group grows mostly when pages are finished; otherwise looking
+	 * at its size every few rows is enough.
+	 */
+	if ((page_done || (writer->rows_in_group & (PQ_SIZE_CHECK_ROWS - 1)) == 0) &&
+		ParquetWriterBufferedBytes(writer) >= writer->options.row_group_bytes)
 		PqFlushRowGroup(writer);
 }
 
@@ -343,15 +361,19 @@ ParquetWriteBytes(ParquetWriter *writer, ParquetNodeId id, const void *data, int
 	PqColumnAddValue(writer, col, data, len);
 }
 
-/* PqPow10 is 10^n as an int128, for n <= 38. */
+/* PqPow10 is 10^n as an int128, for 0 <= n <= 38. */
 static int128
 PqPow10(int n)
 {
-	int128		v = 1;
+	static int128 table[PARQUET_MAX_DECIMAL_PRECISION + 1];
 
-	while (n-- > 0)
-		v *= 10;
-	return v;
+	if (unlikely(table[0] == 0))
+	{
+		table[0] = 1;
+		for (int i = 1; i <= PARQUET_MAX_DECIMAL_PRECISION; i++)
+			table[i] = table[i - 1] * 10;
+	}
+	return table[n];
 }
 
 /* ParquetWriteDecimal writes a decimal from its unscaled value. */
