@@ -3,6 +3,9 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION iceberg_export" to load this file. \quit
 
+-- The extension owns its schema, so DROP EXTENSION removes it too.
+CREATE SCHEMA iceberg_export;
+
 /* ---------------------------------------------------------------------
  * general
  * --------------------------------------------------------------------- */
