@@ -101,6 +101,44 @@ PqDictGrowSlots(PqDict *dict)
 	dict->nslots = nslots;
 }
 
+/* PqDictEqualFixed compares two fixed-width values of the common widths. */
+static inline bool
+PqDictEqualFixed(const uint8 *a, const uint8 *b, int width)
+{
+	switch (width)
+	{
+		case 4:
+			{
+				uint32		x,
+							y;
+
+				memcpy(&x, a, 4);
+				memcpy(&y, b, 4);
+				return x == y;
+			}
+		case 8:
+			{
+				uint64		x,
+							y;
+
+				memcpy(&x, a, 8);
+				memcpy(&y, b, 8);
+				return x == y;
+			}
+		case 16:
+			{
+				uint64		x[2],
+							y[2];
+
+				memcpy(x, a, 16);
+				memcpy(y, b, 16);
+				return x[0] == y[0] && x[1] == y[1];
+			}
+		default:
+			return memcmp(a, b, width) == 0;
+	}
+}
+
 /*
  * PqDictLookupOrAdd finds value in the dictionary, adding it when new.
  * Returns true when the value was added; *index is its entry number.
@@ -117,19 +155,32 @@ PqDictLookupOrAdd(PqDict *dict, const uint8 *value, int32 len, int width,
 	for (;;)
 	{
 		uint32		e = dict->slots[s];
-		const uint8 *ev;
-		int32		elen;
 
 		if (e == 0)
 			break;
 		e--;
 		if (dict->hashes[e] == h)
 		{
-			PqDictEntry(dict, e, width, &ev, &elen);
-			if (elen == len && memcmp(ev, value, len) == 0)
+			const uint8 *ev = dict->plain.data + dict->offsets[e];
+
+			if (width > 0)
 			{
-				*index = e;
-				return false;
+				if (PqDictEqualFixed(ev, value, width))
+				{
+					*index = e;
+					return false;
+				}
+			}
+			else
+			{
+				uint32		elen;
+
+				memcpy(&elen, ev, 4);
+				if (elen == (uint32) len && memcmp(ev + 4, value, len) == 0)
+				{
+					*index = e;
+					return false;
+				}
 			}
 		}
 		s = (s + 1) & mask;
