@@ -1,23 +1,26 @@
-// demo_read.mjs DIR: reads the demo's Parquet files with DuckDB and prints
-// a summary of each, so the export is checked by a reader we did not write.
-import { createRequire } from 'node:module';
-const require = createRequire(new URL('../test/interop/package.json', import.meta.url));
-const { DuckDBInstance } = require('@duckdb/node-api');
+// demo_read.mjs FILE: reads every Iceberg table listed in FILE (one metadata
+// location a line) with icebird, whole (metadata, manifest list, manifests,
+// Parquet), and prints what it found.
+import fs from 'node:fs';
+import { readIcebergTable, readMetadata } from '../test/interop/lib/iceberg.mjs';
 
-const dir = process.argv[2];
-const db = await DuckDBInstance.create(':memory:');
-const con = await db.connect();
-const show = async (title, sql) => {
-  const reader = await con.runAndReadAll(sql);
-  console.log(`\n${title}`);
-  console.table(reader.getRowObjectsJson());
-};
-await show('customers by currency',
-  `SELECT billing_currency, count(*) AS customers, count(deleted_at) AS deleted
-     FROM '${dir}/customers.parquet' GROUP BY ALL ORDER BY 1`);
-await show('subscriptions by plan',
-  `SELECT plan, status, count(*) AS subscriptions, sum(price) AS mrr
-     FROM '${dir}/subscriptions.parquet' GROUP BY ALL ORDER BY 1, 2`);
-await show('schema of subscriptions.parquet (field ids, logical types)',
-  `SELECT name, type, logical_type, field_id
-     FROM parquet_schema('${dir}/subscriptions.parquet')`);
+const locations = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean);
+const summary = [];
+let subscriptions = [];
+for (const location of locations) {
+  const rows = await readIcebergTable(location);
+  const md = readMetadata(location);
+  const table = md.location.split('/').pop();
+  summary.push({ table, rows: rows.length, snapshots: md.snapshots.length,
+    columns: md.schemas.at(-1).fields.length, 'format-version': md['format-version'] });
+  if (table === 'subscriptions') subscriptions = rows;
+}
+console.table(summary);
+const byStatus = {};
+for (const s of subscriptions) {
+  byStatus[s.status] ??= { subscriptions: 0, 'unit_amount total': 0 };
+  byStatus[s.status].subscriptions++;
+  byStatus[s.status]['unit_amount total'] += Number(s.unit_amount);
+}
+console.log('\nsubscriptions by status, from the Iceberg table:');
+console.table(byStatus);

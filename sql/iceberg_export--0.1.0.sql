@@ -634,3 +634,22 @@ GRANT EXECUTE ON FUNCTION iceberg_export.create_entity_group(text, text),
                           iceberg_export.register_entity(regclass, text, text, name[], name),
                           iceberg_export.unregister_entity(text)
     TO iceberg_export_admin;
+
+/* ---------------------------------------------------------------------
+ * syncing
+ * --------------------------------------------------------------------- */
+
+CREATE FUNCTION iceberg_export.iceberg_sync(
+    destination text DEFAULT NULL,
+    full_refresh boolean DEFAULT false)
+RETURNS TABLE (run_id uuid, destination text, status text, tables integer,
+               rows bigint, data_files bigint, bytes bigint,
+               started_at timestamptz, finished_at timestamptz)
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+AS 'MODULE_PATHNAME', 'iceberg_sync';
+
+COMMENT ON FUNCTION iceberg_export.iceberg_sync(text, boolean)
+IS 'sync one destination (NULL: every enabled one) in a background worker; raises an error if a run failed';
+
+REVOKE ALL ON FUNCTION iceberg_export.iceberg_sync(text, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION iceberg_export.iceberg_sync(text, boolean) TO iceberg_export_admin;

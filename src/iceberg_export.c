@@ -8,17 +8,19 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "sync/sync.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
 
-#define ICEBERG_EXPORT_VERSION "0.1.0"
-
 /*
  * GUCs: every iceberg_export.* setting is defined here, each C variable under
- * a comment naming its GUC.  (None yet.)
+ * a comment naming its GUC.
  */
+
+/* iceberg_export.fault_injection: test-only failure point of a sync run */
+char	   *IcebergExportFaultInjection = NULL;
 
 void		_PG_init(void);
 
@@ -31,7 +33,14 @@ PG_FUNCTION_INFO_V1(version);
 void
 _PG_init(void)
 {
-	/* module inits go here */
+	DefineCustomStringVariable("iceberg_export.fault_injection",
+							   "Makes sync runs fail at a named point (tests only).",
+							   "Points: after_publish, before_commit. Empty: none.",
+							   &IcebergExportFaultInjection,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("iceberg_export");
 }

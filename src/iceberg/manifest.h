@@ -9,9 +9,9 @@
  * to a sink, so where the files go (a local file, S3, ...) is the caller's
  * business.  Only the unpartitioned spec (id 0) is supported so far.
  *
- * IcebergDataFileFromParquetStats turns the statistics of a Parquet file
- * we wrote into the data file's metrics, the way Iceberg Java's default
- * metrics mode truncate(16) does.
+ * IcebergDataFileFromParquetStats (manifest_metrics.c) turns the
+ * statistics of a Parquet file we wrote into the data file's metrics, the
+ * way Iceberg Java's default metrics mode truncate(16) does.
  *
  *-------------------------------------------------------------------------
  */

@@ -14,6 +14,8 @@
 #include "postgres.h"
 
 #include <jansson.h>
+/* postgres exports its own json_object(); see MdObject in metadata.c */
+#define json_object() json_object_is_shadowed_by_postgres_use_MdObject()
 
 #include "iceberg/metadata.h"
 #include "utils/memutils.h"
@@ -34,6 +36,18 @@ static const char *const ReservedProperties[] = {
 	"current-snapshot-summary", "current-snapshot-timestamp-ms",
 	"current-schema", "default-partition-spec", "default-sort-order",
 };
+
+/*
+ * MdObject makes an empty JSON object.  Never call jansson's json_object()
+ * directly: the postgres executable exports a json_object() of its own (a
+ * SQL function), which wins the dynamic symbol lookup from this library
+ * and crashes.  json_pack reaches jansson's from inside libjansson.
+ */
+json_t *
+MdObject(void)
+{
+	return json_pack("{}");
+}
 
 /* MdJson checks that jansson could allocate a value. */
 json_t *
@@ -157,7 +171,7 @@ IcebergMetadataCreate(const char *location, const IcebergType *schema,
 		MdCheckPropertyKey(properties[i].key);
 
 	md = MetadataNew();
-	md->root = root = MdJson(json_object());
+	md->root = root = MdJson(MdObject());
 	IcebergRandomUuid(uuid);
 	MdPut(root, "format-version", json_integer(2));
 	MdPut(root, "table-uuid", json_string(uuid));
@@ -170,23 +184,23 @@ IcebergMetadataCreate(const char *location, const IcebergType *schema,
 	MdAppend(json_object_get(root, "schemas"), IcebergSchemaToJson(schema, 0));
 	MdPut(root, "default-spec-id", json_integer(0));
 	MdPut(root, "partition-specs", json_array());
-	spec = MdJson(json_object());
+	spec = MdJson(MdObject());
 	MdAppend(json_object_get(root, "partition-specs"), spec);
 	MdPut(spec, "spec-id", json_integer(0));
 	MdPut(spec, "fields", json_array());
 	MdPut(root, "last-partition-id", json_integer(999));
 	MdPut(root, "default-sort-order-id", json_integer(0));
 	MdPut(root, "sort-orders", json_array());
-	order = MdJson(json_object());
+	order = MdJson(MdObject());
 	MdAppend(json_object_get(root, "sort-orders"), order);
 	MdPut(order, "order-id", json_integer(0));
 	MdPut(order, "fields", json_array());
-	MdPut(root, "properties", json_object());
+	MdPut(root, "properties", MdObject());
 	props = json_object_get(root, "properties");
 	for (int i = 0; i < nproperties; i++)
 		MdPut(props, properties[i].key, json_string(properties[i].value));
 	MdPut(root, "current-snapshot-id", json_integer(ICEBERG_NO_SNAPSHOT));
-	MdPut(root, "refs", json_object());
+	MdPut(root, "refs", MdObject());
 	MdPut(root, "snapshots", json_array());
 	MdPut(root, "statistics", json_array());
 	MdPut(root, "partition-statistics", json_array());
@@ -350,11 +364,11 @@ ValidateSnapshots(json_t *root)
 	if (refs == NULL)
 	{
 		/* before refs, the current snapshot was the implied main branch */
-		MdPut(root, "refs", json_object());
+		MdPut(root, "refs", MdObject());
 		refs = json_object_get(root, "refs");
 		if (current != ICEBERG_NO_SNAPSHOT)
 		{
-			json_t	   *main_ref = MdJson(json_object());
+			json_t	   *main_ref = MdJson(MdObject());
 
 			MdPut(refs, "main", main_ref);
 			MdPut(main_ref, "snapshot-id", json_integer(current));
@@ -421,7 +435,7 @@ ValidateMetadata(json_t *root)
 		Corrupt("default-sort-order-id is not in \"sort-orders\".");
 
 	if (json_object_get(root, "properties") == NULL)
-		MdPut(root, "properties", json_object());
+		MdPut(root, "properties", MdObject());
 	if (!json_is_object(json_object_get(root, "properties")))
 		Corrupt("\"properties\" is not an object.");
 	json_object_foreach(json_object_get(root, "properties"), key, v)
@@ -462,10 +476,16 @@ IcebergMetadataParse(const char *json, const char *source_file)
 				(errcode(ERRCODE_INVALID_JSON_TEXT),
 				 errmsg("invalid Iceberg table metadata JSON"),
 				 errdetail("Line %d, column %d: %s.", err.line, err.column, err.text)));
-	old = MemoryContextSwitchTo(md->context);
-	ValidateMetadata(md->root);
-	MemoryContextReset(md->context);	/* keeps md and the callback */
-	MemoryContextSwitchTo(old);
+	{
+		/* what validation allocates goes with a child context */
+		MemoryContext check = AllocSetContextCreate(md->context, "metadata check",
+													ALLOCSET_SMALL_SIZES);
+
+		old = MemoryContextSwitchTo(check);
+		ValidateMetadata(md->root);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(check);
+	}
 	if (source_file)
 		md->source_file = MemoryContextStrdup(md->context, source_file);
 	md->source_updated_ms = MdInt(md->root, "last-updated-ms", 0);
@@ -480,7 +500,7 @@ IcebergMetadataParse(const char *json, const char *source_file)
 char *
 IcebergMetadataSerialize(IcebergMetadata *md, bool pretty)
 {
-	json_t	   *ordered = MdJson(json_object());
+	json_t	   *ordered = MdJson(MdObject());
 	const char *key;
 	json_t	   *v;
 	char	   *s;

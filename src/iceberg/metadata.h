@@ -146,6 +146,7 @@ extern int	IcebergMetadataAddSchema(IcebergMetadata *md,
 extern IcebergType *IcebergMetadataCurrentSchema(IcebergMetadata *md);
 
 /* helpers shared by metadata.c, metadata_ops.c and schema_json.c only */
+extern struct json_t *MdObject(void);
 extern struct json_t *MdJson(struct json_t *value);
 extern void MdPut(struct json_t *object, const char *key, struct json_t *value);
 extern void MdAppend(struct json_t *array, struct json_t *value);

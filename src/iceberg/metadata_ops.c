@@ -9,6 +9,8 @@
 #include "postgres.h"
 
 #include <jansson.h>
+/* postgres exports its own json_object(); see MdObject in metadata.c */
+#define json_object() json_object_is_shadowed_by_postgres_use_MdObject()
 
 #include "iceberg/metadata.h"
 
@@ -178,14 +180,14 @@ IcebergMetadataAddSnapshot(IcebergMetadata *md, const IcebergSnapshotSpec *spec)
 	}
 
 	/* nothing below raises errors but out of memory */
-	snap = MdJson(json_object());
+	snap = MdJson(MdObject());
 	MdAppend(snapshots, snap);
 	MdPut(snap, "snapshot-id", json_integer(spec->snapshot_id));
 	if (parent != NULL)
 		MdPut(snap, "parent-snapshot-id", json_integer(parent_id));
 	MdPut(snap, "sequence-number", json_integer(seq));
 	MdPut(snap, "timestamp-ms", json_integer(spec->timestamp_ms));
-	MdPut(snap, "summary", json_object());
+	MdPut(snap, "summary", MdObject());
 	summary = json_object_get(snap, "summary");
 	MdPut(summary, "operation", json_string(op));
 	PutCount(summary, "added-data-files", spec->added_data_files);
@@ -207,12 +209,12 @@ IcebergMetadataAddSnapshot(IcebergMetadata *md, const IcebergSnapshotSpec *spec)
 	MdPut(root, "current-snapshot-id", json_integer(spec->snapshot_id));
 	if (!json_is_object(main_ref))
 	{
-		main_ref = MdJson(json_object());
+		main_ref = MdJson(MdObject());
 		MdPut(refs, "main", main_ref);
 	}
 	MdPut(main_ref, "snapshot-id", json_integer(spec->snapshot_id));
 	MdPut(main_ref, "type", json_string("branch"));
-	entry = MdJson(json_object());
+	entry = MdJson(MdObject());
 	MdAppend(json_object_get(root, "snapshot-log"), entry);
 	MdPut(entry, "timestamp-ms", json_integer(spec->timestamp_ms));
 	MdPut(entry, "snapshot-id", json_integer(spec->snapshot_id));
@@ -377,7 +379,7 @@ IcebergMetadataLogPrevious(IcebergMetadata *md)
 	}
 	max = Max(max, 1);
 
-	entry = MdJson(json_object());
+	entry = MdJson(MdObject());
 	MdAppend(log, entry);
 	MdPut(entry, "timestamp-ms", json_integer(md->source_updated_ms));
 	MdPut(entry, "metadata-file", json_string(md->source_file));

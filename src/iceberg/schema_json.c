@@ -13,6 +13,8 @@
 #include "postgres.h"
 
 #include <jansson.h>
+/* postgres exports its own json_object(); see MdObject in metadata.c */
+#define json_object() json_object_is_shadowed_by_postgres_use_MdObject()
 
 #include "iceberg/metadata.h"
 #include "lib/stringinfo.h"
@@ -135,13 +137,13 @@ TypeToJson(const IcebergType *type)
 			{
 				json_t	   *fields = MdJson(json_array());
 
-				obj = MdJson(json_object());
+				obj = MdJson(MdObject());
 				MdPut(obj, "type", json_string("struct"));
 				MdPut(obj, "fields", fields);
 				for (int i = 0; i < type->nfields; i++)
 				{
 					const IcebergField *f = &type->fields[i];
-					json_t	   *fj = MdJson(json_object());
+					json_t	   *fj = MdJson(MdObject());
 
 					MdAppend(fields, fj);
 					MdPut(fj, "id", json_integer(f->id));
@@ -152,14 +154,14 @@ TypeToJson(const IcebergType *type)
 				return obj;
 			}
 		case ICEBERG_TYPE_LIST:
-			obj = MdJson(json_object());
+			obj = MdJson(MdObject());
 			MdPut(obj, "type", json_string("list"));
 			MdPut(obj, "element-id", json_integer(type->element_id));
 			MdPut(obj, "element-required", json_boolean(type->element_required));
 			MdPut(obj, "element", TypeToJson(type->element));
 			return obj;
 		case ICEBERG_TYPE_MAP:
-			obj = MdJson(json_object());
+			obj = MdJson(MdObject());
 			MdPut(obj, "type", json_string("map"));
 			MdPut(obj, "key-id", json_integer(type->key_id));
 			MdPut(obj, "key", TypeToJson(type->key));
@@ -186,10 +188,16 @@ IcebergSchemaToJson(const IcebergType *schema, int schema_id)
 {
 	int			nids;
 	json_t	   *obj;
+	json_t	   *body;
 
 	pfree(SchemaIds(schema, &nids, ERRCODE_INVALID_PARAMETER_VALUE));
-	obj = TypeToJson(schema);
+	body = TypeToJson(schema);
+	/* keys in the order of the spec's examples: type, schema-id, fields */
+	obj = MdJson(MdObject());
+	MdPut(obj, "type", json_string("struct"));
 	MdPut(obj, "schema-id", json_integer(schema_id));
+	json_object_set(obj, "fields", json_object_get(body, "fields"));
+	json_decref(body);
 	return obj;
 }
 

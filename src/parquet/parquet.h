@@ -97,7 +97,7 @@ typedef struct ParquetColumnStats
 	int64		null_count;
 	int64		nan_count;		/* float and double only */
 	int64		compressed_bytes;	/* on-disk size of the leaf's chunks */
-	bool		has_min_max;	/* false when all null, all NaN, or a bound was too long */
+	bool		has_min_max;	/* false when all values are null or NaN */
 	/* Bounds in Parquet PLAIN form without length prefix (little-endian ints). */
 	const uint8 *min;
 	int32		min_len;

@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "access/tupdesc.h"
+#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "iceberg/iceberg_types.h"
@@ -155,5 +156,21 @@ extern void SyncRowEncoderWriteSlot(SyncRowEncoder *encoder, ParquetWriter *writ
 
 /* SyncRowEncoderDestroy frees the encoder's context. */
 extern void SyncRowEncoderDestroy(SyncRowEncoder *encoder);
+
+/* query_stream.c */
+
+/* SyncStreamProgress is told the rows written so far, every batch. */
+typedef void (*SyncStreamProgress) (void *arg, int64 rows);
+
+extern int64 SyncStreamPlan(SPIPlanPtr plan, SyncRowEncoder *encoder,
+							ParquetWriter *writer, bool read_only,
+							SyncStreamProgress progress, void *progress_arg);
+
+/* sync_run.c: one run of one destination, in a background worker */
+extern bool SyncRunExecute(const char *destination, const char *run_id,
+						   bool full_refresh, const char *trigger);
+
+/* GUC variables, defined in iceberg_export.c */
+extern char *IcebergExportFaultInjection;
 
 #endif							/* ICEBERG_EXPORT_SYNC_H */

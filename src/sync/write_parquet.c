@@ -4,9 +4,9 @@
  *	  iceberg_export.write_parquet(query, path, compression, row_group_bytes):
  *	  runs a query and writes its result to a Parquet file on the server.
  *
- * The query runs through SPI with a DestReceiver that hands each tuple
- * straight to the row encoder, so nothing is materialized beyond the
- * Parquet writer's row group.  The file is written under a temporary name
+ * The query streams through SPI straight into the row encoder
+ * (query_stream.c), so nothing is materialized beyond the Parquet
+ * writer's row group.  The file is written under a temporary name
  * in the target's directory, synced, and renamed over the target only when
  * complete; on any error the temporary file is removed, so the target path
  * never holds a partial file.
@@ -37,30 +37,12 @@
 /* stdio buffer of the output file */
 #define WRITE_PARQUET_FILE_BUFFER (1024 * 1024)
 
-/*
- * The per-batch memory context is reset after this many rows, or sooner
- * once it holds this much (wide rows: detoasted values of many MB).
- */
-#define WRITE_PARQUET_BATCH_ROWS 1000
-#define WRITE_PARQUET_BATCH_BYTES (16 * 1024 * 1024)
-
 /* The output file, as the Parquet writer's sink. */
 typedef struct WriteParquetFile
 {
 	FILE	   *file;
 	const char *path;			/* the temporary file */
 } WriteParquetFile;
-
-/* A DestReceiver that encodes every tuple it receives. */
-typedef struct WriteParquetReceiver
-{
-	DestReceiver pub;
-	SyncRowEncoder *encoder;
-	ParquetWriter *writer;
-	MemoryContext batch_context;
-	int			batch_rows;
-	int64		rows;
-} WriteParquetReceiver;
 
 PG_FUNCTION_INFO_V1(write_parquet);
 
@@ -79,48 +61,6 @@ WriteParquetSinkWrite(void *arg, const void *data, size_t len)
 				(errcode_for_file_access(),
 				 errmsg("could not write to file \"%s\": %m", out->path)));
 	}
-}
-
-/* WriteParquetReceiveSlot writes one tuple, and ends a batch every so often. */
-static bool
-WriteParquetReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
-{
-	WriteParquetReceiver *receiver = (WriteParquetReceiver *) self;
-	MemoryContext oldcxt = MemoryContextSwitchTo(receiver->batch_context);
-
-	SyncRowEncoderWriteSlot(receiver->encoder, receiver->writer, slot);
-	MemoryContextSwitchTo(oldcxt);
-
-	receiver->rows++;
-	if (++receiver->batch_rows >= WRITE_PARQUET_BATCH_ROWS ||
-		MemoryContextMemAllocated(receiver->batch_context, false) >= WRITE_PARQUET_BATCH_BYTES)
-	{
-		MemoryContextReset(receiver->batch_context);
-		receiver->batch_rows = 0;
-		CHECK_FOR_INTERRUPTS();
-	}
-	return true;
-}
-
-/* WriteParquetStartup checks that the executor's rows are the planned ones. */
-static void
-WriteParquetStartup(DestReceiver *self, int operation, TupleDesc typeinfo)
-{
-	WriteParquetReceiver *receiver = (WriteParquetReceiver *) self;
-
-	SyncRowEncoderCheckTupleDesc(receiver->encoder, typeinfo);
-}
-
-/* WriteParquetShutdown has nothing to do; the caller closes the writer. */
-static void
-WriteParquetShutdown(DestReceiver *self)
-{
-}
-
-/* WriteParquetDestroy has nothing to free; the receiver is on the stack. */
-static void
-WriteParquetDestroy(DestReceiver *self)
-{
 }
 
 /*
@@ -207,7 +147,8 @@ write_parquet(PG_FUNCTION_ARGS)
 	SyncRowEncoder *encoder;
 	ParquetWriterOptions options;
 	WriteParquetFile out;
-	WriteParquetReceiver receiver;
+	ParquetWriter *writer;
+	int64		rows;
 	FILE	   *volatile file = NULL;
 	volatile bool created = false;
 	int64		bytes = 0;
@@ -261,7 +202,6 @@ write_parquet(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		mode_t		oumask;
-		SPIExecuteOptions execopts;
 		int			ret;
 
 		/* like COPY TO a file: readable by others, never group/other writable */
@@ -292,34 +232,14 @@ write_parquet(PG_FUNCTION_ARGS)
 		options.row_group_bytes = row_group_bytes;
 		options.created_by = ICEBERG_EXPORT_CREATED_BY;
 		oldcxt = MemoryContextSwitchTo(work);
-		receiver.writer = ParquetWriterCreate(SyncRowEncoderParquetSchema(encoder),
-											  &options, WriteParquetSinkWrite, &out);
+		writer = ParquetWriterCreate(SyncRowEncoderParquetSchema(encoder),
+									 &options, WriteParquetSinkWrite, &out);
+		rows = SyncStreamPlan(plan, encoder, writer, true, NULL, NULL);
+		bytes = ParquetWriterClose(writer);
 		MemoryContextSwitchTo(oldcxt);
-
-		receiver.pub.receiveSlot = WriteParquetReceiveSlot;
-		receiver.pub.rStartup = WriteParquetStartup;
-		receiver.pub.rShutdown = WriteParquetShutdown;
-		receiver.pub.rDestroy = WriteParquetDestroy;
-		receiver.pub.mydest = DestNone;
-		receiver.encoder = encoder;
-		receiver.batch_context = AllocSetContextCreate(work, "write_parquet batch",
-													   ALLOCSET_DEFAULT_SIZES);
-		receiver.batch_rows = 0;
-		receiver.rows = 0;
-
-		memset(&execopts, 0, sizeof(execopts));
-		execopts.read_only = true;
-		execopts.dest = &receiver.pub;
-		ret = SPI_execute_plan_extended(plan, &execopts);
-		if (ret < 0)
-			elog(ERROR, "SPI_execute_plan_extended failed: %s", SPI_result_code_string(ret));
-
-		oldcxt = MemoryContextSwitchTo(work);
-		bytes = ParquetWriterClose(receiver.writer);
-		MemoryContextSwitchTo(oldcxt);
-		if (ParquetWriterRowCount(receiver.writer) != receiver.rows)
+		if (ParquetWriterRowCount(writer) != rows)
 			elog(ERROR, "parquet writer has " INT64_FORMAT " rows, expected " INT64_FORMAT,
-				 ParquetWriterRowCount(receiver.writer), receiver.rows);
+				 ParquetWriterRowCount(writer), rows);
 
 		if (fflush(file) != 0)
 			ereport(ERROR,
@@ -351,7 +271,7 @@ write_parquet(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 
-	values[0] = Int64GetDatum(receiver.rows);
+	values[0] = Int64GetDatum(rows);
 	values[1] = Int64GetDatum(bytes);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 
