@@ -34,9 +34,11 @@ SELECT iceberg_export.create_destination('lake',
 SELECT destination, status, tables, rows, data_files, bytes
 FROM iceberg_export.iceberg_sync('lake');
 \echo Sync history:
-SELECT destination, trigger, status, rows, data_files, bytes,
-       jsonb_object_keys(tables) AS "table"
-FROM iceberg_export.sync_history ORDER BY started_at, "table";
+SELECT run_id, destination, trigger, status, rows, data_files, bytes, duration, error
+FROM iceberg_export.sync_history ORDER BY started_at;
+\echo Tables of the run:
+SELECT target_table, rows, data_files, bytes, snapshot_id
+FROM iceberg_export.sync_run_tables ORDER BY target_table;
 \echo The local catalog (Iceberg JDBC catalog layout):
 SELECT table_namespace, table_name, metadata_location
 FROM iceberg_export.iceberg_tables ORDER BY table_name;
