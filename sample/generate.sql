@@ -58,7 +58,7 @@ FROM generate_series(1, 4) a;
 INSERT INTO billing.customers
 SELECT md5('customer' || i)::uuid, 'cus_' || i, 'customer' || i || '@example.com',
        CASE WHEN i % 17 = 0 THEN NULL ELSE 'Customer ' || i END,
-       (ARRAY['USD', 'EUR', 'GBP'])[1 + i % 3], 'bill_' || (i * 7919 % 1000003),
+       (ARRAY['USD', 'EUR', 'GBP'])[1 + i % 3], 'bill_' || (i::bigint * 7919 % 1000003),
        md5('env-production')::uuid, i % 5 <> 0,
        CASE WHEN i % 4 = 0 THEN jsonb_build_object('segment', (ARRAY['smb', 'mid', 'ent'])[1 + i % 3],
                                                    'seats', i % 50) END,

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   postgresql-15-pgtap postgresql-15-cron libtap-parser-sourcehandler-pgtap-perl
   libcurl4-openssl-dev libavro-dev libjansson-dev libzstd-dev libsnappy-dev
   libssl-dev zlib1g-dev uuid-dev
+  bc procps                      # bench/ scripts
 )
 # Node.js 20 comes with the machine (with its own npm); Debian's packages
 # are only a fallback where node is missing.

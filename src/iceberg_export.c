@@ -19,6 +19,9 @@ PG_MODULE_MAGIC;
  * a comment naming its GUC.
  */
 
+/* iceberg_export.history_retention_days: sync history older than this is purged */
+int			IcebergExportHistoryRetentionDays = 90;
+
 /* iceberg_export.fault_injection: test-only failure point of a sync run */
 char	   *IcebergExportFaultInjection = NULL;
 
@@ -33,6 +36,15 @@ PG_FUNCTION_INFO_V1(version);
 void
 _PG_init(void)
 {
+	DefineCustomIntVariable("iceberg_export.history_retention_days",
+							"Sync history older than this many days is purged after each run.",
+							"0 keeps the history forever.",
+							&IcebergExportHistoryRetentionDays,
+							90, 0, 36500,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
 	DefineCustomStringVariable("iceberg_export.fault_injection",
 							   "Makes sync runs fail at a named point (tests only).",
 							   "Points: after_publish, before_commit. Empty: none.",

@@ -272,7 +272,9 @@ IsRetained(const int64 *ids, int n, int64 id)
  * not older than the cutoff.  Snapshot-log entries up to the last one of
  * a removed snapshot go too.  Returns the removed snapshots as
  * IcebergSnapshotInfo, in table order, so the caller can delete the files
- * only they referenced.
+ * only they referenced.  A ref's max-snapshot-age-ms and max-ref-age-ms
+ * are not applied (this extension writes no such refs), so refs never
+ * expire.
  */
 List *
 IcebergMetadataExpireSnapshots(IcebergMetadata *md, int64 older_than_ms, int min_to_keep)

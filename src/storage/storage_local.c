@@ -240,9 +240,14 @@ StorageDelete(const char *location)
 				 errmsg("could not remove file \"%s\": %m", path)));
 }
 
-/* StorageListDir appends the files under dir to *result, recursively. */
+/*
+ * StorageWalk calls on_file for every regular file below dir (depth first)
+ * and, with remove_dirs, removes each directory once it has been walked.
+ * A missing dir is an empty tree.
+ */
 static void
-StorageListDir(const char *dir, List **result)
+StorageWalk(const char *dir, void (*on_file) (const char *path, void *arg),
+			void *arg, bool remove_dirs)
 {
 	DIR		   *d = AllocateDir(dir);
 	struct dirent *de;
@@ -266,11 +271,47 @@ StorageListDir(const char *dir, List **result)
 		if (lstat(path, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
-			StorageListDir(path, result);
-		else if (S_ISREG(st.st_mode))
-			*result = lappend(*result, psprintf(STORAGE_FILE_PREFIX "%s", path));
+			StorageWalk(path, on_file, arg, remove_dirs);
+		else if (S_ISREG(st.st_mode) || remove_dirs)
+			on_file(path, arg);
+		pfree(path);
 	}
 	FreeDir(d);
+	if (remove_dirs && rmdir(dir) != 0 && errno != ENOENT)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not remove directory \"%s\": %m", dir)));
+}
+
+/* StorageCollect appends a file's location to the List * at arg. */
+static void
+StorageCollect(const char *path, void *arg)
+{
+	List	  **result = (List **) arg;
+
+	*result = lappend(*result, psprintf(STORAGE_FILE_PREFIX "%s", path));
+}
+
+/* StorageUnlink removes a file of a tree being deleted. */
+static void
+StorageUnlink(const char *path, void *arg)
+{
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+}
+
+/* StorageTrimDir returns a file:// prefix as a directory path without trailing slashes. */
+static char *
+StorageTrimDir(const char *prefix)
+{
+	char	   *dir = pstrdup(StorageLocalPath(prefix));
+	size_t		len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		dir[--len] = '\0';
+	return dir;
 }
 
 /* StorageList lists the objects under a prefix (a directory), recursively. */
@@ -278,63 +319,18 @@ List *
 StorageList(const char *prefix)
 {
 	List	   *result = NIL;
-	char	   *dir = pstrdup(StorageLocalPath(prefix));
-	size_t		len = strlen(dir);
 
-	while (len > 1 && dir[len - 1] == '/')
-		dir[--len] = '\0';
-	StorageListDir(dir, &result);
+	StorageWalk(StorageTrimDir(prefix), StorageCollect, &result, false);
 	return result;
-}
-
-/* StorageRemoveTree deletes a directory tree. */
-static void
-StorageRemoveTree(const char *dir)
-{
-	DIR		   *d = AllocateDir(dir);
-	struct dirent *de;
-
-	if (d == NULL)
-	{
-		if (errno == ENOENT)
-			return;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", dir)));
-	}
-	while ((de = ReadDir(d, dir)) != NULL)
-	{
-		char	   *path;
-		struct stat st;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		path = psprintf("%s/%s", dir, de->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			StorageRemoveTree(path);
-		else if (unlink(path) != 0 && errno != ENOENT)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s\": %m", path)));
-		pfree(path);
-	}
-	FreeDir(d);
-	if (rmdir(dir) != 0 && errno != ENOENT)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not remove directory \"%s\": %m", dir)));
 }
 
 /* StorageDeletePrefix removes a directory and everything under it. */
 void
 StorageDeletePrefix(const char *prefix)
 {
-	char	   *dir = pstrdup(StorageLocalPath(prefix));
-	size_t		len = strlen(dir);
+	char	   *dir = StorageTrimDir(prefix);
 
-	while (len > 1 && dir[len - 1] == '/')
-		dir[--len] = '\0';
-	if (len <= 1)
+	if (strlen(dir) <= 1)
 		elog(ERROR, "refusing to delete \"%s\"", prefix);
-	StorageRemoveTree(dir);
+	StorageWalk(dir, StorageUnlink, NULL, true);
 }

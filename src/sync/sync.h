@@ -172,5 +172,6 @@ extern bool SyncRunExecute(const char *destination, const char *run_id,
 
 /* GUC variables, defined in iceberg_export.c */
 extern char *IcebergExportFaultInjection;
+extern int	IcebergExportHistoryRetentionDays;
 
 #endif							/* ICEBERG_EXPORT_SYNC_H */

@@ -59,7 +59,16 @@ SyncRunSpi(const char *sql, int nargs, const char *const *args, int expected)
 			 SPI_result_code_string(ret), sql);
 }
 
-/* SyncRunBegin starts a transaction with a snapshot and SPI. */
+/* The extension's owner, as whom history and catalog rows are written. */
+static Oid	sync_owner = InvalidOid;
+static Oid	sync_saved_user = InvalidOid;
+static int	sync_saved_sec = 0;
+
+/*
+ * SyncRunBegin starts a bookkeeping transaction (history, catalog) with a
+ * snapshot and SPI, running as the extension's owner: the calling role
+ * may read history but not write it.
+ */
 void
 SyncRunBegin(void)
 {
@@ -67,12 +76,26 @@ SyncRunBegin(void)
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	if (!OidIsValid(sync_owner))
+	{
+		int			ret = SPI_execute("SELECT extowner FROM pg_extension "
+									  "WHERE extname = 'iceberg_export'", true, 1);
+		bool		isnull;
+
+		if (ret != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "extension iceberg_export is not installed in this database");
+		sync_owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+													SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	GetUserIdAndSecContext(&sync_saved_user, &sync_saved_sec);
+	SetUserIdAndSecContext(sync_owner, sync_saved_sec | SECURITY_LOCAL_USERID_CHANGE);
 }
 
-/* SyncRunEnd finishes SPI and commits the transaction SyncRunBegin started. */
+/* SyncRunEnd finishes SPI, goes back to the calling role, and commits. */
 void
 SyncRunEnd(void)
 {
+	SetUserIdAndSecContext(sync_saved_user, sync_saved_sec);
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -85,8 +108,10 @@ SyncRunRecordStart(SyncRun *run)
 	const char *args[5] = {run->run_id, run->destination, run->trigger,
 	run->full_refresh ? "true" : "false", NULL};
 
+	StartTransactionCommand();
+	args[4] = MemoryContextStrdup(run->context, GetUserNameFromId(GetUserId(), false));
+	CommitTransactionCommand();
 	SyncRunBegin();
-	args[4] = GetUserNameFromId(GetUserId(), false);
 	SyncRunSpi("INSERT INTO iceberg_export.sync_runs "
 			   "(run_id, destination, trigger, status, full_refresh, run_by) "
 			   "VALUES ($1::uuid, $2, $3, 'running', $4::boolean, $5::name)",
@@ -104,6 +129,36 @@ SyncRunRecordFinish(SyncRun *run, const char *status, const char *error)
 	SyncRunSpi("UPDATE iceberg_export.sync_runs SET status = $2, error = $3, "
 			   "finished_at = clock_timestamp() WHERE run_id = $1::uuid",
 			   3, args, SPI_OK_UPDATE);
+	if (IcebergExportHistoryRetentionDays > 0)
+	{
+		char		days[16];
+		const char *purge_args[1] = {days};
+
+		snprintf(days, sizeof(days), "%d", IcebergExportHistoryRetentionDays);
+		SyncRunSpi("DELETE FROM iceberg_export.sync_runs WHERE status <> 'running' "
+				   "AND started_at < now() - make_interval(days => $1::int)",
+				   1, purge_args, SPI_OK_DELETE);
+	}
+	SyncRunEnd();
+}
+
+/*
+ * SyncRunMarkAbandoned marks earlier runs of the destination that are still
+ * "running" as failed: with the destination's lock held, their workers are
+ * gone (killed, or the server restarted).  Their files are swept after the
+ * next commit of each table.
+ */
+static void
+SyncRunMarkAbandoned(SyncRun *run)
+{
+	const char *args[2] = {run->destination, run->run_id};
+
+	SyncRunBegin();
+	SyncRunSpi("UPDATE iceberg_export.sync_runs SET status = 'failed', "
+			   "finished_at = clock_timestamp(), "
+			   "error = 'the run ended without finishing: its worker died or the server restarted' "
+			   "WHERE destination = $1 AND status = 'running' AND run_id <> $2::uuid",
+			   2, args, SPI_OK_UPDATE);
 	SyncRunEnd();
 }
 
@@ -244,7 +299,9 @@ SyncRunReadAll(SyncRun *run)
 	foreach(lc, run->tables)
 		SyncTableStage(run, (SyncTable *) lfirst(lc));
 
-	SyncRunEnd();
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
 }
 
 /* SyncRunLockDestination takes the destination's session advisory lock. */
@@ -286,6 +343,7 @@ SyncRunExecute(const char *destination, const char *run_id, bool full_refresh,
 		ListCell   *lc;
 
 		SyncRunLockDestination(run);
+		SyncRunMarkAbandoned(run);
 		pgstat_report_activity(STATE_RUNNING, "iceberg_export: reading");
 		SyncRunReadAll(run);
 		pgstat_report_activity(STATE_RUNNING, "iceberg_export: committing");

@@ -274,6 +274,15 @@ SyncSummaryCount(IcebergMetadata *md, int64 snapshot_id, const char *key)
 	return v ? strtoi64(v, NULL, 10) : 0;
 }
 
+/* SyncPropertyIsTrue tells whether a table property is set to true. */
+static bool
+SyncPropertyIsTrue(IcebergMetadata *md, const char *key)
+{
+	const char *v = IcebergMetadataGetProperty(md, key);
+
+	return v != NULL && pg_strcasecmp(v, "true") == 0;
+}
+
 /* SyncCatalogId is the catalog identifier of a table of the run. */
 static CatalogTableId
 SyncCatalogId(SyncRun *run, SyncTable *table)
@@ -409,8 +418,9 @@ SyncTableCommit(SyncRun *run, SyncTable *table)
 	/* only now may anything go: what no remaining snapshot references */
 	pgstat_report_activity(STATE_RUNNING, "iceberg_export: maintenance");
 	SyncSweep(run, table, md);
-	foreach(lc, dropped_metadata)
-		StorageDelete((const char *) lfirst(lc));
+	if (SyncPropertyIsTrue(md, "write.metadata.delete-after-commit.enabled"))
+		foreach(lc, dropped_metadata)
+			StorageDelete((const char *) lfirst(lc));
 	IcebergMetadataFree(md);
 
 	SyncRunRecordTable(run, table);

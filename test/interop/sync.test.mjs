@@ -256,6 +256,46 @@ test('a dropped source table fails the run with a clear error and keeps its hist
   assert.equal(sync().status, 'succeeded');
 });
 
+test('an admin role syncs as itself; other roles may not sync', () => {
+  psql(`DROP ROLE IF EXISTS it_admin; DROP ROLE IF EXISTS it_nobody;
+        CREATE ROLE it_admin LOGIN IN ROLE iceberg_export_admin;
+        CREATE ROLE it_nobody LOGIN;
+        GRANT USAGE ON SCHEMA billing TO it_admin;
+        GRANT SELECT ON ALL TABLES IN SCHEMA billing TO it_admin`);
+  try {
+    const run = psqlJson(`SET ROLE it_admin;
+      SELECT row_to_json(s) FROM iceberg_export.iceberg_sync('it_lake') s`);
+    assert.equal(run.status, 'succeeded');
+    assert.equal(psql(`SELECT run_by FROM iceberg_export.sync_runs WHERE run_id = ${lit(run.run_id)}`), 'it_admin');
+    assert.match(psqlFails(`SET ROLE it_nobody; SELECT * FROM iceberg_export.iceberg_sync('it_lake')`),
+      /permission denied/);
+    // without SELECT on a source, the run fails as the caller would
+    psql('REVOKE SELECT ON billing.prices FROM it_admin');
+    assert.match(psqlFails(`SET ROLE it_admin; SELECT * FROM iceberg_export.iceberg_sync('it_lake')`),
+      /permission denied for table prices/);
+  } finally {
+    psql(`DROP OWNED BY it_admin; DROP OWNED BY it_nobody; DROP ROLE it_admin; DROP ROLE it_nobody`);
+  }
+});
+
+test('two syncs of one destination started together run one after the other', async () => {
+  const { spawn } = await import('node:child_process');
+  const one = () => new Promise((resolve) => {
+    const child = spawn('psql', ['-X', '-At', '-c', `SELECT status FROM iceberg_export.iceberg_sync('it_lake')`]);
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('close', () => resolve(out.trim()));
+  });
+  const results = await Promise.all([one(), one()]);
+  assert.deepEqual(results, ['succeeded', 'succeeded']);
+  const runs = psqlJson(`SELECT json_agg(r ORDER BY started_at) FROM (SELECT run_id, started_at, finished_at
+                         FROM iceberg_export.sync_runs ORDER BY started_at DESC LIMIT 2) r`);
+  const md = readMetadata(metadataLocation('customers'));
+  const ids = md.snapshots.map((s) => s.summary['iceberg-export.run-id']);
+  for (const r of runs) assert.equal(ids.filter((x) => x === r.run_id).length, 1, 'each run committed once');
+  await assertTableMatches('customers');
+});
+
 test('errors: unknown and disabled destinations', () => {
   assert.match(psqlFails(`SELECT * FROM iceberg_export.iceberg_sync('nowhere')`),
     /destination "nowhere" does not exist/);
