@@ -94,6 +94,13 @@ full_page_writes = off
 max_connections = 50
 log_min_messages = warning
 log_line_prefix = '%m [%p] %q%u@%d '
+# pg_cron (test/interop/cron.test.mjs) keeps its jobs in the database the
+# tests use and runs them over libpq (localhost, trust); an IE_PG_CONF that
+# sets shared_preload_libraries must list pg_cron and iceberg_export too
+shared_preload_libraries = 'pg_cron,iceberg_export'
+cron.database_name = 'postgres'
+# the iceberg_export launcher (test/interop/launcher.test.mjs)
+iceberg_export.database = 'postgres'
 ${IE_PG_CONF:-}
 EOF
     if as_pg "$IE_PGBIN/pg_ctl" -D "$IE_CLUSTER_DIR/data" -l "$IE_CLUSTER_DIR/postgres.log" \

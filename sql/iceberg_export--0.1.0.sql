@@ -199,6 +199,7 @@ CREATE TABLE iceberg_export.sync_runs (
     run_by       name NOT NULL DEFAULT current_user,
     started_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
     finished_at  timestamptz,
+    pid          integer,                       -- the worker, while running
     error        text
 );
 
@@ -352,6 +353,21 @@ BEGIN
 END
 $$;
 
+-- _check_interval validates a launcher schedule
+CREATE FUNCTION iceberg_export._check_interval(p_interval interval)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF p_interval IS NOT NULL AND p_interval < interval '1 second' THEN
+    RAISE EXCEPTION 'sync_interval must be at least 1 second'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'The launcher looks for due destinations once a second; NULL means not scheduled.';
+  END IF;
+END
+$$;
+
 -- _store_secrets merges secrets into a destination's (a JSON null removes a key)
 CREATE FUNCTION iceberg_export._store_secrets(p_destination text, p_secrets jsonb)
 RETURNS void
@@ -384,7 +400,8 @@ CREATE FUNCTION iceberg_export.create_destination(
     secrets jsonb DEFAULT '{}',
     entity_groups text[] DEFAULT NULL,
     retention_window_days integer DEFAULT 7,
-    enabled boolean DEFAULT true)
+    enabled boolean DEFAULT true,
+    sync_interval interval DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -415,14 +432,16 @@ BEGIN
       USING ERRCODE = 'duplicate_object',
             HINT = 'Use iceberg_export.alter_destination to change it.';
   END IF;
+  PERFORM iceberg_export._check_interval(sync_interval);
   INSERT INTO iceberg_export.destinations
-      (name, kind, options, entity_groups, retention_window_days, enabled)
-  VALUES (name, kind, options, entity_groups, retention_window_days, coalesce(enabled, true));
+      (name, kind, options, entity_groups, retention_window_days, enabled, sync_interval)
+  VALUES (name, kind, options, entity_groups, retention_window_days, coalesce(enabled, true),
+          sync_interval);
   PERFORM iceberg_export._store_secrets(name, coalesce(secrets, '{}'));
 END
 $$;
 
-COMMENT ON FUNCTION iceberg_export.create_destination(text, text, jsonb, jsonb, text[], integer, boolean)
+COMMENT ON FUNCTION iceberg_export.create_destination(text, text, jsonb, jsonb, text[], integer, boolean, interval)
 IS 'create a destination; options and secrets are checked against destination_options';
 
 CREATE FUNCTION iceberg_export.alter_destination(
@@ -432,7 +451,9 @@ CREATE FUNCTION iceberg_export.alter_destination(
     entity_groups text[] DEFAULT NULL,
     retention_window_days integer DEFAULT NULL,
     enabled boolean DEFAULT NULL,
-    all_entity_groups boolean DEFAULT false)
+    all_entity_groups boolean DEFAULT false,
+    sync_interval interval DEFAULT NULL,
+    unschedule boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -452,6 +473,7 @@ BEGIN
   new_options := jsonb_strip_nulls(d.options || coalesce(options, '{}'));
   PERFORM iceberg_export._check_options(d.kind, new_options, false);
   PERFORM iceberg_export._check_groups(entity_groups);
+  PERFORM iceberg_export._check_interval(sync_interval);
   IF retention_window_days < 0 THEN
     RAISE EXCEPTION 'retention_window_days must be 0 or more'
       USING ERRCODE = 'invalid_parameter_value';
@@ -463,6 +485,8 @@ BEGIN
     retention_window_days = coalesce(alter_destination.retention_window_days,
                                      x.retention_window_days),
     enabled = coalesce(alter_destination.enabled, x.enabled),
+    sync_interval = CASE WHEN unschedule THEN NULL
+                         ELSE coalesce(alter_destination.sync_interval, x.sync_interval) END,
     updated_at = now()
   WHERE x.name = d.name;
   IF secrets IS NOT NULL THEN
@@ -471,8 +495,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION iceberg_export.alter_destination(text, jsonb, jsonb, text[], integer, boolean, boolean)
-IS 'change a destination: options and secrets merge (a JSON null removes a key); all_entity_groups selects every group again';
+COMMENT ON FUNCTION iceberg_export.alter_destination(text, jsonb, jsonb, text[], integer, boolean, boolean, interval, boolean)
+IS 'change a destination: options and secrets merge (a JSON null removes a key); all_entity_groups selects every group again; unschedule clears sync_interval';
 
 CREATE FUNCTION iceberg_export.drop_destination(name text)
 RETURNS void
@@ -505,12 +529,12 @@ LEFT JOIN iceberg_export.destination_secrets s ON s.destination = d.name;
 REVOKE ALL ON iceberg_export.destinations_view FROM PUBLIC;
 GRANT SELECT ON iceberg_export.destinations_view TO iceberg_export_admin, iceberg_export_monitor;
 REVOKE ALL ON FUNCTION iceberg_export._store_secrets(text, jsonb),
-                       iceberg_export.create_destination(text, text, jsonb, jsonb, text[], integer, boolean),
-                       iceberg_export.alter_destination(text, jsonb, jsonb, text[], integer, boolean, boolean),
+                       iceberg_export.create_destination(text, text, jsonb, jsonb, text[], integer, boolean, interval),
+                       iceberg_export.alter_destination(text, jsonb, jsonb, text[], integer, boolean, boolean, interval, boolean),
                        iceberg_export.drop_destination(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION iceberg_export._store_secrets(text, jsonb),
-                          iceberg_export.create_destination(text, text, jsonb, jsonb, text[], integer, boolean),
-                          iceberg_export.alter_destination(text, jsonb, jsonb, text[], integer, boolean, boolean),
+                          iceberg_export.create_destination(text, text, jsonb, jsonb, text[], integer, boolean, interval),
+                          iceberg_export.alter_destination(text, jsonb, jsonb, text[], integer, boolean, boolean, interval, boolean),
                           iceberg_export.drop_destination(text)
     TO iceberg_export_admin;
 
@@ -653,3 +677,167 @@ IS 'sync one destination (NULL: every enabled one) in a background worker; raise
 
 REVOKE ALL ON FUNCTION iceberg_export.iceberg_sync(text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION iceberg_export.iceberg_sync(text, boolean) TO iceberg_export_admin;
+
+/* ---------------------------------------------------------------------
+ * controlling runs
+ * --------------------------------------------------------------------- */
+
+-- cancel_sync stops a running sync; it ends as "cancelled" in the history
+CREATE FUNCTION iceberg_export.cancel_sync(run_id uuid)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  worker integer;
+BEGIN
+  IF NOT pg_has_role(session_user, 'iceberg_export_admin', 'MEMBER')
+     AND NOT (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN
+    RAISE EXCEPTION 'permission denied to cancel iceberg_export syncs'
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = 'Grant the iceberg_export_admin role to the user.';
+  END IF;
+  SELECT r.pid INTO worker FROM iceberg_export.sync_runs r
+  WHERE r.run_id = cancel_sync.run_id AND r.status = 'running';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'sync run % is not running', run_id
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'See iceberg_export.sync_history for its status.';
+  END IF;
+  -- only ever signal our own sync workers
+  IF worker IS NULL OR NOT EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.pid = worker AND a.backend_type = 'iceberg_export sync') THEN
+    RETURN false;
+  END IF;
+  RETURN pg_cancel_backend(worker);
+END
+$$;
+
+COMMENT ON FUNCTION iceberg_export.cancel_sync(uuid)
+IS 'cancel a running sync: tables keep their last committed snapshot and the run is recorded as cancelled';
+
+REVOKE ALL ON FUNCTION iceberg_export.cancel_sync(uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION iceberg_export.cancel_sync(uuid) TO iceberg_export_admin;
+
+/* ---------------------------------------------------------------------
+ * scheduling with pg_cron
+ *
+ * schedule() and unschedule() manage one pg_cron job per destination,
+ * named iceberg_export:<destination>, whose command is
+ * SELECT * FROM iceberg_export.iceberg_sync('<destination>').  pg_cron is
+ * optional: its objects are only reached through dynamic SQL, so this
+ * script installs without it, and both functions raise
+ * feature_not_supported when it is not installed in this database.  They
+ * run as the caller (not SECURITY DEFINER): pg_cron runs a job as the role
+ * that scheduled it, and that must be the caller, never the extension owner.
+ * --------------------------------------------------------------------- */
+
+-- _cron_prepare checks the caller's rights and that pg_cron is installed here
+CREATE FUNCTION iceberg_export._cron_prepare()
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT pg_has_role(current_user, 'iceberg_export_admin', 'MEMBER')
+     AND NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    RAISE EXCEPTION 'permission denied to schedule iceberg_export syncs'
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = 'Grant the iceberg_export_admin role to the user.';
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'pg_cron') THEN
+    RAISE EXCEPTION 'pg_cron is not installed in database "%"', current_database()
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'iceberg_export.schedule and iceberg_export.unschedule manage pg_cron jobs.',
+            HINT = 'Install pg_cron (shared_preload_libraries = ''pg_cron'', then CREATE EXTENSION pg_cron) '
+                   'in the database that cron.database_name names, and sync from there; '
+                   'or call iceberg_export.iceberg_sync() from any other scheduler.';
+  END IF;
+  IF NOT has_schema_privilege('cron', 'USAGE') THEN
+    RAISE EXCEPTION 'permission denied for schema cron'
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = format('pg_cron lets only roles with USAGE on schema cron schedule jobs: GRANT USAGE ON SCHEMA cron TO %I (or to iceberg_export_admin).',
+                          current_user);
+  END IF;
+END
+$$;
+
+-- schedule runs a destination's sync as a pg_cron job; it replaces an earlier schedule
+CREATE FUNCTION iceberg_export.schedule(destination text, cron_expression text)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  job_name text := 'iceberg_export:' || destination;
+  other bigint;
+  job bigint;
+BEGIN
+  PERFORM iceberg_export._cron_prepare();
+  IF destination IS NULL
+     OR NOT EXISTS (SELECT FROM iceberg_export.destinations d WHERE d.name = schedule.destination) THEN
+    RAISE EXCEPTION 'destination "%" does not exist', destination
+      USING ERRCODE = 'undefined_object',
+            HINT = 'Create it with iceberg_export.create_destination(); iceberg_export.destinations_view lists them.';
+  END IF;
+  IF cron_expression IS NULL THEN
+    RAISE EXCEPTION 'cron_expression must not be null'
+      USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Use iceberg_export.unschedule() to remove a schedule.';
+  END IF;
+  -- one job per destination: cron.schedule(name, ...) updates the caller's
+  -- job of that name; jobs of that name of other roles (only a superuser
+  -- sees them) go, so that two jobs never sync the same destination
+  FOR other IN EXECUTE
+      'SELECT jobid FROM cron.job WHERE jobname = $1 AND username <> current_user'
+      USING job_name LOOP
+    EXECUTE 'SELECT cron.unschedule($1)' USING other;
+  END LOOP;
+  EXECUTE 'SELECT cron.schedule($1, $2, $3)' INTO job
+    USING job_name, cron_expression,
+          format('SELECT * FROM iceberg_export.iceberg_sync(%L)', destination);
+  RETURN job;
+END
+$$;
+
+COMMENT ON FUNCTION iceberg_export.schedule(text, text)
+IS 'sync a destination on a pg_cron schedule (job iceberg_export:<destination>, run as the caller); returns the job id';
+
+-- unschedule removes a destination's pg_cron job; false if it had none
+CREATE FUNCTION iceberg_export.unschedule(destination text)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  job bigint;
+  found_job boolean := false;
+BEGIN
+  PERFORM iceberg_export._cron_prepare();
+  -- cron.job shows a role its own jobs (a superuser all of them)
+  FOR job IN EXECUTE 'SELECT jobid FROM cron.job WHERE jobname = $1'
+      USING 'iceberg_export:' || destination LOOP
+    EXECUTE 'SELECT cron.unschedule($1)' USING job;
+    found_job := true;
+  END LOOP;
+  -- a dropped destination's job can still be removed
+  IF NOT found_job
+     AND NOT EXISTS (SELECT FROM iceberg_export.destinations d WHERE d.name = unschedule.destination) THEN
+    RAISE EXCEPTION 'destination "%" does not exist', destination
+      USING ERRCODE = 'undefined_object',
+            HINT = 'iceberg_export.destinations_view lists the destinations; cron.job lists the scheduled jobs.';
+  END IF;
+  RETURN found_job;
+END
+$$;
+
+COMMENT ON FUNCTION iceberg_export.unschedule(text)
+IS 'remove the pg_cron job of a destination; returns false if it was not scheduled';
+
+REVOKE ALL ON FUNCTION iceberg_export._cron_prepare(),
+                       iceberg_export.schedule(text, text),
+                       iceberg_export.unschedule(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION iceberg_export._cron_prepare(),
+                          iceberg_export.schedule(text, text),
+                          iceberg_export.unschedule(text)
+    TO iceberg_export_admin;

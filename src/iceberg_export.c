@@ -8,9 +8,11 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "sync/sync.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "worker/worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -21,6 +23,12 @@ PG_MODULE_MAGIC;
 
 /* iceberg_export.history_retention_days: sync history older than this is purged */
 int			IcebergExportHistoryRetentionDays = 90;
+
+/* iceberg_export.database: the database the launcher works in */
+char	   *IcebergExportDatabase = NULL;
+
+/* iceberg_export.max_concurrent_syncs: scheduled syncs the launcher runs at once */
+int			IcebergExportMaxConcurrentSyncs = 2;
 
 /* iceberg_export.fault_injection: test-only failure point of a sync run */
 char	   *IcebergExportFaultInjection = NULL;
@@ -45,6 +53,24 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomStringVariable("iceberg_export.database",
+							   "Database in which the launcher runs scheduled syncs.",
+							   "Read when the launcher starts.",
+							   &IcebergExportDatabase,
+							   "postgres",
+							   PGC_SIGHUP,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("iceberg_export.max_concurrent_syncs",
+							"Most scheduled syncs the launcher runs at once.",
+							NULL,
+							&IcebergExportMaxConcurrentSyncs,
+							2, 1, 64,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
 	DefineCustomStringVariable("iceberg_export.fault_injection",
 							   "Makes sync runs fail at a named point (tests only).",
 							   "Points: after_publish, before_commit. Empty: none.",
@@ -55,6 +81,10 @@ _PG_init(void)
 							   NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("iceberg_export");
+
+	/* the launcher exists only when the library is preloaded */
+	if (process_shared_preload_libraries_in_progress)
+		LauncherRegister();
 }
 
 /*

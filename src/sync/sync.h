@@ -173,5 +173,7 @@ extern bool SyncRunExecute(const char *destination, const char *run_id,
 /* GUC variables, defined in iceberg_export.c */
 extern char *IcebergExportFaultInjection;
 extern int	IcebergExportHistoryRetentionDays;
+extern char *IcebergExportDatabase;
+extern int	IcebergExportMaxConcurrentSyncs;
 
 #endif							/* ICEBERG_EXPORT_SYNC_H */

@@ -34,6 +34,9 @@
 #include "utils/snapmgr.h"
 #include "utils/uuid.h"
 
+/* The NOTIFY channel of runs that failed or were cancelled. */
+#define SYNC_FAILED_CHANNEL "iceberg_export_sync_failed"
+
 /* Advisory lock key space of destination locks (first key). */
 #define SYNC_LOCK_CLASS 0x1ceb
 
@@ -72,6 +75,8 @@ static int	sync_saved_sec = 0;
 void
 SyncRunBegin(void)
 {
+	/* a worker sets the statement time itself: now() would stand still */
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -105,17 +110,20 @@ SyncRunEnd(void)
 static void
 SyncRunRecordStart(SyncRun *run)
 {
-	const char *args[5] = {run->run_id, run->destination, run->trigger,
-	run->full_refresh ? "true" : "false", NULL};
+	char		pid[16];
+	const char *args[6] = {run->run_id, run->destination, run->trigger,
+	run->full_refresh ? "true" : "false", NULL, pid};
+
+	snprintf(pid, sizeof(pid), "%d", MyProcPid);
 
 	StartTransactionCommand();
 	args[4] = MemoryContextStrdup(run->context, GetUserNameFromId(GetUserId(), false));
 	CommitTransactionCommand();
 	SyncRunBegin();
 	SyncRunSpi("INSERT INTO iceberg_export.sync_runs "
-			   "(run_id, destination, trigger, status, full_refresh, run_by) "
-			   "VALUES ($1::uuid, $2, $3, 'running', $4::boolean, $5::name)",
-			   5, args, SPI_OK_INSERT);
+			   "(run_id, destination, trigger, status, full_refresh, run_by, pid) "
+			   "VALUES ($1::uuid, $2, $3, 'running', $4::boolean, $5::name, $6::integer)",
+			   6, args, SPI_OK_INSERT);
 	SyncRunEnd();
 }
 
@@ -126,9 +134,19 @@ SyncRunRecordFinish(SyncRun *run, const char *status, const char *error)
 	const char *args[3] = {run->run_id, status, error};
 
 	SyncRunBegin();
-	SyncRunSpi("UPDATE iceberg_export.sync_runs SET status = $2, error = $3, "
+	SyncRunSpi("UPDATE iceberg_export.sync_runs SET status = $2, error = $3, pid = NULL, "
 			   "finished_at = clock_timestamp() WHERE run_id = $1::uuid",
 			   3, args, SPI_OK_UPDATE);
+	/* alerting: listeners of the channel hear of every run that did not succeed */
+	if (strcmp(status, "succeeded") != 0)
+	{
+		const char *notify_args[4] = {run->run_id, run->destination, status, error};
+
+		SyncRunSpi("SELECT pg_notify('" SYNC_FAILED_CHANNEL "', "
+				   "json_build_object('run_id', $1, 'destination', $2, 'status', $3, "
+				   "'error', left($4, 4000))::text)",
+				   4, notify_args, SPI_OK_SELECT);
+	}
 	if (IcebergExportHistoryRetentionDays > 0)
 	{
 		char		days[16];
@@ -156,8 +174,8 @@ SyncRunMarkAbandoned(SyncRun *run)
 	SyncRunBegin();
 	SyncRunSpi("UPDATE iceberg_export.sync_runs SET status = 'failed', "
 			   "finished_at = clock_timestamp(), "
-			   "error = 'the run ended without finishing: its worker died or the server restarted' "
-			   "WHERE destination = $1 AND status = 'running' AND run_id <> $2::uuid",
+			   "error = 'the run ended without finishing: its worker died or the server restarted', "
+			   "pid = NULL WHERE destination = $1 AND status = 'running' AND run_id <> $2::uuid",
 			   2, args, SPI_OK_UPDATE);
 	SyncRunEnd();
 }
@@ -289,6 +307,7 @@ SyncRunReadAll(SyncRun *run)
 {
 	ListCell   *lc;
 
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	XactIsoLevel = XACT_REPEATABLE_READ;
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -364,7 +383,7 @@ SyncRunExecute(const char *destination, const char *run_id, bool full_refresh,
 		MemoryContextSwitchTo(old);
 		RESUME_INTERRUPTS();
 
-		SyncRunRecordFinish(run, QueryCancelPending ? "cancelled" : "failed",
+		SyncRunRecordFinish(run, edata->sqlerrcode == ERRCODE_QUERY_CANCELED ? "cancelled" : "failed",
 							edata->detail
 							? psprintf("%s: %s", edata->message, edata->detail)
 							: edata->message);

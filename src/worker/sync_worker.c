@@ -32,25 +32,10 @@
 #include "utils/uuid.h"
 #include "worker/worker.h"
 
-/* What the worker is told, in bgw_extra. */
-typedef struct SyncWorkerArgs
-{
-	Oid			database;
-	Oid			role;
-	pg_uuid_t	run_id;
-	bool		full_refresh;
-	char		trigger[9];
-	char		fault[15];
-	char		destination[NAMEDATALEN];
-} SyncWorkerArgs;
-
-StaticAssertDecl(sizeof(SyncWorkerArgs) <= BGW_EXTRALEN,
-				 "SyncWorkerArgs must fit in bgw_extra");
-
 PG_FUNCTION_INFO_V1(iceberg_sync);
 
 /* SyncUuidText formats a uuid. */
-static char *
+char *
 SyncUuidText(const pg_uuid_t *uuid)
 {
 	return DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(uuid)));
@@ -78,13 +63,16 @@ iceberg_export_sync_worker_main(Datum main_arg)
 	proc_exit(ok ? 0 : 1);
 }
 
-/* SyncWorkerRun starts the worker of one run and waits for it to end. */
-static void
-SyncWorkerRun(const SyncWorkerArgs *args)
+/*
+ * SyncWorkerLaunch starts the worker of one run; returns NULL when no
+ * background worker slot is free.  With notify, this backend is told when
+ * the worker starts and stops.
+ */
+BackgroundWorkerHandle *
+SyncWorkerLaunch(const SyncWorkerArgs *args, bool notify)
 {
 	BackgroundWorker worker;
 	BackgroundWorkerHandle *handle;
-	pid_t		pid;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -94,22 +82,63 @@ SyncWorkerRun(const SyncWorkerArgs *args)
 	snprintf(worker.bgw_function_name, BGW_MAXLEN, "iceberg_export_sync_worker_main");
 	snprintf(worker.bgw_name, BGW_MAXLEN, "iceberg_export sync of %s", args->destination);
 	snprintf(worker.bgw_type, BGW_MAXLEN, "iceberg_export sync");
-	worker.bgw_notify_pid = MyProcPid;
+	worker.bgw_notify_pid = notify ? MyProcPid : 0;
 	memcpy(worker.bgw_extra, args, sizeof(*args));
-
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		return NULL;
+	return handle;
+}
+
+/* SyncWorkerArgsInit fills in the arguments of a new run, with a fresh run id. */
+void
+SyncWorkerArgsInit(SyncWorkerArgs *args, const char *destination, Oid role,
+				   bool full_refresh, const char *trigger)
+{
+	memset(args, 0, sizeof(*args));
+	args->database = MyDatabaseId;
+	args->role = role;
+	if (!pg_strong_random(args->run_id.data, UUID_LEN))
+		elog(ERROR, "could not generate a run id");
+	args->run_id.data[6] = (args->run_id.data[6] & 0x0f) | 0x40;
+	args->run_id.data[8] = (args->run_id.data[8] & 0x3f) | 0x80;
+	args->full_refresh = full_refresh;
+	strlcpy(args->trigger, trigger, sizeof(args->trigger));
+	if (IcebergExportFaultInjection != NULL)
+		strlcpy(args->fault, IcebergExportFaultInjection, sizeof(args->fault));
+	strlcpy(args->destination, destination, sizeof(args->destination));
+}
+
+/* SyncWorkerRun starts the worker of one run and waits for it to end. */
+static void
+SyncWorkerRun(const SyncWorkerArgs *args)
+{
+	BackgroundWorkerHandle *handle = SyncWorkerLaunch(args, true);
+	pid_t		started;
+	volatile pid_t pid;
+
+	if (handle == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("could not start a background worker for the sync of \"%s\"",
 						args->destination),
 				 errhint("Raise max_worker_processes, or run fewer syncs at once.")));
-	if (WaitForBackgroundWorkerStartup(handle, &pid) != BGWH_STARTED)
+	if (WaitForBackgroundWorkerStartup(handle, &started) != BGWH_STARTED)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("the background worker for the sync of \"%s\" did not start",
 						args->destination)));
-	/* the worker ends by itself; a cancel here stops only our waiting */
-	(void) WaitForBackgroundWorkerShutdown(handle);
+	pid = started;
+	/* cancelling the caller cancels the run too, which then records itself */
+	PG_TRY();
+	{
+		(void) WaitForBackgroundWorkerShutdown(handle);
+	}
+	PG_CATCH();
+	{
+		kill(pid, SIGINT);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 /* SyncCheckAllowed raises an error unless the caller may run syncs. */
@@ -256,19 +285,8 @@ iceberg_sync(PG_FUNCTION_ARGS)
 		char	   *run_id;
 		char	   *error;
 
-		memset(&args, 0, sizeof(args));
-		args.database = MyDatabaseId;
-		args.role = GetUserId();
-		if (!pg_strong_random(args.run_id.data, UUID_LEN))
-			elog(ERROR, "could not generate a run id");
-		args.run_id.data[6] = (args.run_id.data[6] & 0x0f) | 0x40;
-		args.run_id.data[8] = (args.run_id.data[8] & 0x3f) | 0x80;
-		args.full_refresh = full_refresh;
-		strlcpy(args.trigger, strcmp(appname, "pg_cron") == 0 ? "cron" : "manual",
-				sizeof(args.trigger));
-		if (IcebergExportFaultInjection != NULL)
-			strlcpy(args.fault, IcebergExportFaultInjection, sizeof(args.fault));
-		strlcpy(args.destination, (const char *) lfirst(lc), sizeof(args.destination));
+		SyncWorkerArgsInit(&args, (const char *) lfirst(lc), GetUserId(), full_refresh,
+						   strcmp(appname, "pg_cron") == 0 || (MyBgworkerEntry != NULL && strcmp(MyBgworkerEntry->bgw_type, "pg_cron") == 0) ? "cron" : "manual");
 		run_id = SyncUuidText(&args.run_id);
 
 		SyncWorkerRun(&args);

@@ -296,6 +296,58 @@ test('two syncs of one destination started together run one after the other', as
   await assertTableMatches('customers');
 });
 
+test('cancel_sync stops a running sync; the run is recorded as cancelled and announced for alerting', async () => {
+  const { spawn } = await import('node:child_process');
+  psql(`CREATE VIEW billing.slow AS
+          SELECT g AS id, length(pg_sleep(0.002)::text) AS z FROM generate_series(1, 5000) g;
+        SELECT iceberg_export.create_entity_group('slow');
+        SELECT iceberg_export.register_entity('billing.slow', 'slow', primary_key => ARRAY['id']::name[]);
+        SELECT iceberg_export.alter_destination('it_lake', entity_groups => ARRAY['slow'])`);
+  const listener = spawn('psql', ['-X', '-At'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let heard = '';
+  listener.stdout.on('data', (d) => { heard += d; });
+  listener.stdin.write('LISTEN iceberg_export_sync_failed;\n');
+  try {
+    const syncing = new Promise((resolve) => {
+      const child = spawn('psql', ['-X', '-At', '-c', `SELECT * FROM iceberg_export.iceberg_sync('it_lake')`]);
+      let err = '';
+      child.stderr.on('data', (d) => { err += d; });
+      child.on('close', (code) => resolve({ code, err }));
+    });
+    let run = null;
+    for (let i = 0; i < 100 && !run; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      run = psqlJson(`SELECT row_to_json(r) FROM iceberg_export.sync_runs r
+                      WHERE status = 'running' AND pid IS NOT NULL AND destination = 'it_lake'`);
+    }
+    assert.ok(run, 'the sync is running');
+    assert.equal(psql(`SELECT iceberg_export.cancel_sync(${lit(run.run_id)})`), 't');
+    const { code, err } = await syncing;
+    assert.notEqual(code, 0, 'iceberg_sync reports the cancelled run as an error');
+    assert.match(err, /canceling statement due to user request/);
+    const done = psqlJson(`SELECT row_to_json(r) FROM iceberg_export.sync_runs r WHERE run_id = ${lit(run.run_id)}`);
+    assert.equal(done.status, 'cancelled');
+    assert.equal(done.pid, null);
+    assert.equal(psql(`SELECT count(*) FROM iceberg_export.iceberg_tables WHERE table_name = 'slow'`), '0',
+      'nothing was committed');
+    assert.match(psqlFails(`SELECT iceberg_export.cancel_sync(${lit(run.run_id)})`), /is not running/);
+    listener.stdin.write('SELECT 1;\n');
+    listener.stdin.end();
+    await new Promise((r) => listener.on('close', r));
+    assert.match(heard, /Asynchronous notification "iceberg_export_sync_failed" with payload "(.*)" received/);
+    const payload = JSON.parse(heard.match(/with payload "(.*)" received/)[1]);
+    assert.equal(payload.run_id, run.run_id);
+    assert.equal(payload.destination, 'it_lake');
+    assert.equal(payload.status, 'cancelled');
+  } finally {
+    listener.kill();
+    psql(`SELECT iceberg_export.unregister_entity('slow');
+          DELETE FROM iceberg_export.entity_groups WHERE name = 'slow';
+          DROP VIEW billing.slow;
+          SELECT iceberg_export.alter_destination('it_lake', all_entity_groups => true)`);
+  }
+});
+
 test('errors: unknown and disabled destinations', () => {
   assert.match(psqlFails(`SELECT * FROM iceberg_export.iceberg_sync('nowhere')`),
     /destination "nowhere" does not exist/);

@@ -1,0 +1,102 @@
+// launcher.test.mjs: the launcher background worker (the test cluster
+// preloads iceberg_export) runs destinations on their sync_interval, keeps
+// a failing destination from affecting others, picks up configuration
+// changes, and marks runs left running by a dead worker as failed.
+
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freshDir, removeScratch } from './lib/export.mjs';
+import { lit, psql, psqlJson } from './lib/pg.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** waitFor polls check() every 250 ms until it returns a truthy value. */
+async function waitFor(what, check, seconds = 30) {
+  for (let i = 0; i < seconds * 4; i++) {
+    const v = check();
+    if (v) return v;
+    await sleep(250);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+/** runs counts a destination's runs by trigger and status. */
+function runs(destination, status = 'succeeded') {
+  return Number(psql(`SELECT count(*) FROM iceberg_export.sync_runs
+                      WHERE destination = ${lit(destination)} AND trigger = 'schedule'
+                        AND status = ${lit(status)}`));
+}
+
+before(() => {
+  psql('CREATE EXTENSION IF NOT EXISTS iceberg_export');
+  psql('DROP SCHEMA IF EXISTS billing CASCADE');
+  psql(`DELETE FROM iceberg_export.entities WHERE source_schema = 'billing'`);
+  psql(`DELETE FROM iceberg_export.destinations WHERE name IN ('sched_ok', 'sched_bad')`);
+  psql(`DELETE FROM iceberg_export.iceberg_tables WHERE catalog_name IN ('sched_ok', 'sched_bad')`);
+  psql(fs.readFileSync(path.join(ROOT, 'sample/billing_schema.sql'), 'utf8'));
+  psql(`\\set customers 100\n${fs.readFileSync(path.join(ROOT, 'sample/generate.sql'), 'utf8')}`);
+  // a group whose only table is gone: every run of sched_bad fails
+  psql(`CREATE TABLE billing.gone (id int PRIMARY KEY);
+        SELECT iceberg_export.create_entity_group('broken');
+        SELECT iceberg_export.register_entity('billing.gone', 'broken');
+        DROP TABLE billing.gone`);
+});
+
+after(() => {
+  psql(`DELETE FROM iceberg_export.destinations WHERE name IN ('sched_ok', 'sched_bad')`);
+  psql(`DELETE FROM iceberg_export.iceberg_tables WHERE catalog_name IN ('sched_ok', 'sched_bad')`);
+  psql(`DELETE FROM iceberg_export.entities WHERE source_schema = 'billing'`);
+  psql(`DELETE FROM iceberg_export.entity_groups WHERE name = 'broken'`);
+  psql('DROP SCHEMA IF EXISTS billing CASCADE');
+  removeScratch();
+});
+
+test('the launcher is running', () => {
+  assert.equal(psql(`SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'iceberg_export launcher'`), '1');
+});
+
+test('destinations run on their interval; a failing one does not stop the others; unscheduling stops it', async () => {
+  const warehouse = freshDir('sched_warehouse');
+  psql(`SELECT iceberg_export.create_destination('sched_ok',
+          options => jsonb_build_object('warehouse', ${lit(warehouse)}),
+          entity_groups => ARRAY['customers'], sync_interval => '1 second');
+        SELECT iceberg_export.create_destination('sched_bad',
+          options => jsonb_build_object('warehouse', ${lit(warehouse)}, 'namespace', 'bad'),
+          entity_groups => ARRAY['broken'], sync_interval => '1 second')`);
+  await waitFor('three scheduled runs of sched_ok', () => runs('sched_ok') >= 3);
+  await waitFor('two failed runs of sched_bad', () => runs('sched_bad', 'failed') >= 2);
+  const last = psqlJson(`SELECT row_to_json(r) FROM iceberg_export.sync_runs r
+                         WHERE destination = 'sched_bad' ORDER BY started_at DESC LIMIT 1`);
+  assert.match(last.error, /billing.gone/);
+  // never two runs of one destination at once
+  const overlaps = psql(`SELECT count(*) FROM iceberg_export.sync_runs a JOIN iceberg_export.sync_runs b
+                         ON a.destination = b.destination AND a.run_id < b.run_id
+                         WHERE a.destination = 'sched_ok'
+                           AND tstzrange(a.started_at, a.finished_at) && tstzrange(b.started_at, b.finished_at)`);
+  assert.equal(overlaps, '0');
+  // configuration changes need no restart
+  psql(`SELECT iceberg_export.alter_destination('sched_ok', unschedule => true);
+        SELECT iceberg_export.alter_destination('sched_bad', enabled => false)`);
+  await sleep(1500);
+  const before = runs('sched_ok') + runs('sched_bad', 'failed');
+  await sleep(3000);
+  assert.equal(runs('sched_ok') + runs('sched_bad', 'failed'), before, 'no runs once unscheduled');
+});
+
+test('a restarted launcher marks runs left running by a dead worker as failed', async () => {
+  const runId = psql(`SELECT gen_random_uuid()`);
+  psql(`INSERT INTO iceberg_export.sync_runs (run_id, destination, trigger, status, pid)
+        VALUES (${lit(runId)}, 'sched_ok', 'schedule', 'running', 2147483000)`);
+  psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE backend_type = 'iceberg_export launcher'`);
+  const status = await waitFor('the launcher to restart and mark the run', () => {
+    const s = psql(`SELECT status FROM iceberg_export.sync_runs WHERE run_id = ${lit(runId)}`);
+    return s === 'failed' ? s : null;
+  });
+  assert.equal(status, 'failed');
+  assert.match(psql(`SELECT error FROM iceberg_export.sync_runs WHERE run_id = ${lit(runId)}`), /restarted/);
+});
