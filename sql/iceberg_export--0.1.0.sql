@@ -841,3 +841,25 @@ GRANT EXECUTE ON FUNCTION iceberg_export._cron_prepare(),
                           iceberg_export.schedule(text, text),
                           iceberg_export.unschedule(text)
     TO iceberg_export_admin;
+
+/* ---------------------------------------------------------------------
+ * progress of running syncs (shared memory; needs shared_preload_libraries)
+ * --------------------------------------------------------------------- */
+
+CREATE FUNCTION iceberg_export._sync_progress()
+RETURNS TABLE (run_id uuid, destination text, pid integer, started_at timestamptz,
+               phase text, target_table text, rows bigint, bytes bigint)
+LANGUAGE C VOLATILE STRICT
+AS 'MODULE_PATHNAME', 'sync_progress';
+
+CREATE VIEW iceberg_export.sync_progress AS
+SELECT * FROM iceberg_export._sync_progress();
+
+COMMENT ON VIEW iceberg_export.sync_progress
+IS 'running syncs: phase, and rows and bytes so far per table (empty unless iceberg_export is preloaded)';
+
+REVOKE ALL ON FUNCTION iceberg_export._sync_progress() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION iceberg_export._sync_progress()
+    TO iceberg_export_admin, iceberg_export_monitor;
+REVOKE ALL ON iceberg_export.sync_progress FROM PUBLIC;
+GRANT SELECT ON iceberg_export.sync_progress TO iceberg_export_admin, iceberg_export_monitor;

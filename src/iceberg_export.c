@@ -73,7 +73,7 @@ _PG_init(void)
 
 	DefineCustomStringVariable("iceberg_export.fault_injection",
 							   "Makes sync runs fail at a named point (tests only).",
-							   "Points: after_publish, before_commit. Empty: none.",
+							   "Points: after_publish, before_commit; sleep_<point> waits there instead. Empty: none.",
 							   &IcebergExportFaultInjection,
 							   "",
 							   PGC_SUSET,
@@ -84,7 +84,10 @@ _PG_init(void)
 
 	/* the launcher exists only when the library is preloaded */
 	if (process_shared_preload_libraries_in_progress)
+	{
+		SyncProgressShmemInit();
 		LauncherRegister();
+	}
 }
 
 /*

@@ -183,6 +183,9 @@ extern void ParquetListEnd(ParquetWriter *writer);
 /* ParquetWriterBufferedBytes is the size of the row group being built. */
 extern int64 ParquetWriterBufferedBytes(ParquetWriter *writer);
 
+/* ParquetWriterBytesWritten is what the sink has received so far. */
+extern int64 ParquetWriterBytesWritten(ParquetWriter *writer);
+
 /*
  * ParquetWriterClose flushes the last row group and writes the footer.
  * Returns the total number of bytes written to the sink.

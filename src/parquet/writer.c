@@ -479,6 +479,13 @@ ParquetWriterBufferedBytes(ParquetWriter *writer)
 	return (int64) buffered;
 }
 
+/* ParquetWriterBytesWritten is what the sink has received so far. */
+int64
+ParquetWriterBytesWritten(ParquetWriter *writer)
+{
+	return writer->file_pos;
+}
+
 /* ParquetWriterClose flushes the last row group and writes the footer. */
 int64
 ParquetWriterClose(ParquetWriter *writer)

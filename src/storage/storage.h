@@ -61,6 +61,10 @@ extern void StorageDelete(const char *location);
  * system, the emptied directories). */
 extern void StorageDeletePrefix(const char *prefix);
 
+/* StorageListChildren lists the names directly under a prefix (files and
+ * directories, like an object store's common prefixes). */
+extern List *StorageListChildren(const char *prefix);
+
 /* StorageList lists the objects under a prefix, recursively, as locations. */
 extern List *StorageList(const char *prefix);
 

@@ -334,3 +334,27 @@ StorageDeletePrefix(const char *prefix)
 		elog(ERROR, "refusing to delete \"%s\"", prefix);
 	StorageWalk(dir, StorageUnlink, NULL, true);
 }
+
+/* StorageListChildren lists the names directly under a directory. */
+List *
+StorageListChildren(const char *prefix)
+{
+	char	   *dir = StorageTrimDir(prefix);
+	DIR		   *d = AllocateDir(dir);
+	struct dirent *de;
+	List	   *names = NIL;
+
+	if (d == NULL)
+	{
+		if (errno == ENOENT)
+			return NIL;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open directory \"%s\": %m", dir)));
+	}
+	while ((de = ReadDir(d, dir)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			names = lappend(names, pstrdup(de->d_name));
+	FreeDir(d);
+	return names;
+}

@@ -7,6 +7,7 @@
  * the row encoder, so nothing is materialized beyond the Parquet writer's
  * row group.  A per-batch memory context, reset every few rows or once it
  * holds enough detoasted values, bounds what the encoder allocates.
+ * Progress goes to the caller's callback every 128 rows.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +24,9 @@
  */
 #define SYNC_BATCH_ROWS 1000
 #define SYNC_BATCH_BYTES (16 * 1024 * 1024)
+
+/* Progress is reported every this many rows (a power of two). */
+#define SYNC_PROGRESS_ROWS 128
 
 /* A DestReceiver that encodes every tuple it receives. */
 typedef struct SyncStreamReceiver
@@ -48,13 +52,13 @@ SyncStreamReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	MemoryContextSwitchTo(oldcxt);
 
 	receiver->rows++;
+	if (receiver->progress && (receiver->rows & (SYNC_PROGRESS_ROWS - 1)) == 0)
+		receiver->progress(receiver->progress_arg, receiver->rows);
 	if (++receiver->batch_rows >= SYNC_BATCH_ROWS ||
 		MemoryContextMemAllocated(receiver->batch_context, false) >= SYNC_BATCH_BYTES)
 	{
 		MemoryContextReset(receiver->batch_context);
 		receiver->batch_rows = 0;
-		if (receiver->progress)
-			receiver->progress(receiver->progress_arg, receiver->rows);
 		CHECK_FOR_INTERRUPTS();
 	}
 	return true;
@@ -77,7 +81,7 @@ SyncStreamNoop(DestReceiver *self)
 
 /*
  * SyncStreamPlan runs a prepared SPI plan and writes every row it returns;
- * returns the number of rows.  progress, if given, is called every batch.
+ * returns the number of rows.  progress, if given, is called every 128 rows.
  */
 int64
 SyncStreamPlan(SPIPlanPtr plan, SyncRowEncoder *encoder, ParquetWriter *writer,

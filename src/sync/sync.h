@@ -159,7 +159,7 @@ extern void SyncRowEncoderDestroy(SyncRowEncoder *encoder);
 
 /* query_stream.c */
 
-/* SyncStreamProgress is told the rows written so far, every batch. */
+/* SyncStreamProgress is told the rows written so far, every 128 rows. */
 typedef void (*SyncStreamProgress) (void *arg, int64 rows);
 
 extern int64 SyncStreamPlan(SPIPlanPtr plan, SyncRowEncoder *encoder,
@@ -169,6 +169,24 @@ extern int64 SyncStreamPlan(SPIPlanPtr plan, SyncRowEncoder *encoder,
 /* sync_run.c: one run of one destination, in a background worker */
 extern bool SyncRunExecute(const char *destination, const char *run_id,
 						   bool full_refresh, const char *trigger);
+
+/* progress.c: progress of running syncs, in shared memory (preload only) */
+typedef enum SyncPhase
+{
+	SYNC_PHASE_SNAPSHOT,
+	SYNC_PHASE_READING,
+	SYNC_PHASE_WRITING,
+	SYNC_PHASE_PUBLISHING,
+	SYNC_PHASE_COMMITTING,
+	SYNC_PHASE_MAINTENANCE
+} SyncPhase;
+
+extern void SyncProgressShmemInit(void);
+extern void SyncProgressBegin(const char *run_id, const char *destination);
+extern void SyncProgressPhase(SyncPhase phase);
+extern void SyncProgressTable(const char *table);
+extern void SyncProgressCount(int64 rows, int64 bytes);
+extern void SyncProgressEnd(void);
 
 /* GUC variables, defined in iceberg_export.c */
 extern char *IcebergExportFaultInjection;

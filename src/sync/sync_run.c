@@ -356,6 +356,7 @@ SyncRunExecute(const char *destination, const char *run_id, bool full_refresh,
 	run->full_refresh = full_refresh;
 
 	SyncRunRecordStart(run);
+	SyncProgressBegin(run->run_id, run->destination);
 
 	PG_TRY();
 	{
@@ -364,11 +365,15 @@ SyncRunExecute(const char *destination, const char *run_id, bool full_refresh,
 		SyncRunLockDestination(run);
 		SyncRunMarkAbandoned(run);
 		pgstat_report_activity(STATE_RUNNING, "iceberg_export: reading");
+		SyncProgressPhase(SYNC_PHASE_READING);
 		SyncRunReadAll(run);
 		pgstat_report_activity(STATE_RUNNING, "iceberg_export: committing");
 		foreach(lc, run->tables)
 			SyncTableCommit(run, (SyncTable *) lfirst(lc));
+		SyncProgressPhase(SYNC_PHASE_MAINTENANCE);
+		SyncSweepStaging(run);
 		SyncRunRecordFinish(run, "succeeded", NULL);
+		SyncProgressEnd();
 	}
 	PG_CATCH();
 	{
@@ -387,6 +392,7 @@ SyncRunExecute(const char *destination, const char *run_id, bool full_refresh,
 							edata->detail
 							? psprintf("%s: %s", edata->message, edata->detail)
 							: edata->message);
+		SyncProgressEnd();
 		return false;
 	}
 	PG_END_TRY();

@@ -56,5 +56,6 @@ extern void SyncRunRecordTable(SyncRun *run, SyncTable *table);
 /* sync_table.c */
 extern void SyncTableStage(SyncRun *run, SyncTable *table);
 extern void SyncTableCommit(SyncRun *run, SyncTable *table);
+extern void SyncSweepStaging(SyncRun *run);
 
 #endif							/* ICEBERG_EXPORT_SYNC_RUN_H */

@@ -22,6 +22,7 @@
 #include "iceberg/metadata.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/latch.h"
 #include "storage/storage.h"
 #include "sync/sync_run.h"
 #include "utils/builtins.h"
@@ -39,16 +40,45 @@ SyncNowMs(void)
 	return now / 1000 + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
 }
 
-/* SyncFaultPoint raises an error when the test-only fault hook names point. */
+/*
+ * SyncFaultPoint is the test-only fault hook: when
+ * iceberg_export.fault_injection names point the run fails there, and when
+ * it names "sleep_" and point the run waits there (up to a minute, or
+ * until cancelled) so that a test can kill it at that phase.
+ */
 static void
 SyncFaultPoint(const char *point)
 {
-	if (IcebergExportFaultInjection != NULL &&
-		strcmp(IcebergExportFaultInjection, point) == 0)
+	const char *fault = IcebergExportFaultInjection;
+
+	if (fault == NULL || fault[0] == '\0')
+		return;
+	if (strcmp(fault, point) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("iceberg_export fault injected at \"%s\"", point),
 				 errhint("iceberg_export.fault_injection is set; it is for tests only.")));
+	if (strncmp(fault, "sleep_", 6) == 0 && strcmp(fault + 6, point) == 0)
+	{
+		pgstat_report_activity(STATE_RUNNING, psprintf("iceberg_export: sleeping at %s", point));
+		for (int i = 0; i < 600; i++)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 100L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+}
+
+/* SyncStageProgress reports a table's rows and bytes so far, every batch. */
+static void
+SyncStageProgress(void *arg, int64 rows)
+{
+	ParquetWriter *writer = (ParquetWriter *) arg;
+
+	SyncProgressCount(rows, ParquetWriterBytesWritten(writer) +
+					  ParquetWriterBufferedBytes(writer));
 }
 
 /*
@@ -112,8 +142,13 @@ SyncTableStage(SyncRun *run, SyncTable *table)
 	{
 		writer = ParquetWriterCreate(SyncRowEncoderParquetSchema(encoder), &options,
 									 StorageWriterSink, out);
-		table->rows = SyncStreamPlan(plan, encoder, writer, true, NULL, NULL);
+		SyncProgressTable(table->target_table);
+		SyncProgressPhase(SYNC_PHASE_READING);
+		table->rows = SyncStreamPlan(plan, encoder, writer, true,
+									 SyncStageProgress, writer);
+		SyncProgressPhase(SYNC_PHASE_WRITING);
 		table->bytes = ParquetWriterClose(writer);
+		SyncProgressCount(table->rows, table->bytes);
 		StorageWriterFinish(out);
 	}
 	PG_CATCH();
@@ -197,8 +232,7 @@ SyncListHas(List *list, const char *s)
 
 /*
  * SyncSweep deletes, after a commit, the table's files that no snapshot of
- * md references, and the staging leftovers of earlier runs.  Metadata JSON
- * files are left to the metadata log.
+ * md references.  Metadata JSON files are left to the metadata log.
  */
 static void
 SyncSweep(SyncRun *run, SyncTable *table, IcebergMetadata *md)
@@ -218,8 +252,6 @@ SyncSweep(SyncRun *run, SyncTable *table, IcebergMetadata *md)
 				StorageDelete(loc);
 		}
 	}
-	StorageDeletePrefix(psprintf("%s/_write_ahead_staging/%s", run->warehouse,
-								 table->target_table));
 }
 
 /* SyncWriteManifests writes the run's manifest and the snapshot's manifest list. */
@@ -359,9 +391,11 @@ SyncTableCommit(SyncRun *run, SyncTable *table)
 
 	/* publish: the staged file moves into the table's data/ */
 	pgstat_report_activity(STATE_RUNNING, "iceberg_export: publishing");
+	SyncProgressPhase(SYNC_PHASE_PUBLISHING);
 	StorageMove(table->staged, table->data_file);
 	SyncFaultPoint("after_publish");
 
+	SyncProgressPhase(SYNC_PHASE_COMMITTING);
 	parent_id = IcebergMetadataCurrentSnapshotId(md);
 	snapshot_id = IcebergMetadataNewSnapshotId(md);
 	manifest_list = SyncWriteManifests(run, table, md, snapshot_id, parent_id);
@@ -417,6 +451,7 @@ SyncTableCommit(SyncRun *run, SyncTable *table)
 
 	/* only now may anything go: what no remaining snapshot references */
 	pgstat_report_activity(STATE_RUNNING, "iceberg_export: maintenance");
+	SyncProgressPhase(SYNC_PHASE_MAINTENANCE);
 	SyncSweep(run, table, md);
 	if (SyncPropertyIsTrue(md, "write.metadata.delete-after-commit.enabled"))
 		foreach(lc, dropped_metadata)
@@ -424,4 +459,48 @@ SyncTableCommit(SyncRun *run, SyncTable *table)
 	IcebergMetadataFree(md);
 
 	SyncRunRecordTable(run, table);
+}
+
+/*
+ * SyncSweepStaging deletes, at the end of a run, every staging directory
+ * <warehouse>/_write_ahead_staging/<table>/<run_id>/ whose run is not
+ * running: leftovers of failed or killed runs, also of tables no longer
+ * exported.  Runs of other destinations sharing the warehouse that are in
+ * flight keep theirs.
+ */
+void
+SyncSweepStaging(SyncRun *run)
+{
+	char	   *prefix = psprintf("%s/_write_ahead_staging/", run->warehouse);
+	List	   *running = NIL;
+	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
+
+	SyncRunBegin();
+	if (SPI_execute("SELECT run_id::text FROM iceberg_export.sync_runs WHERE status = 'running'",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read running syncs");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		MemoryContext spi = MemoryContextSwitchTo(caller);
+
+		running = lappend(running, pstrdup(SPI_getvalue(SPI_tuptable->vals[i],
+														SPI_tuptable->tupdesc, 1)));
+		MemoryContextSwitchTo(spi);
+	}
+	SyncRunEnd();
+
+	foreach(lc, StorageListChildren(prefix))
+	{
+		char	   *table_prefix = psprintf("%s%s/", prefix, (const char *) lfirst(lc));
+		ListCell   *rc;
+
+		foreach(rc, StorageListChildren(table_prefix))
+		{
+			const char *run_id = lfirst(rc);
+
+			if (strlen(run_id) == ICEBERG_UUID_LEN && !SyncListHas(running, run_id))
+				StorageDeletePrefix(psprintf("%s%s", table_prefix, run_id));
+		}
+	}
 }

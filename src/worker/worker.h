@@ -21,7 +21,7 @@ typedef struct SyncWorkerArgs
 	pg_uuid_t	run_id;
 	bool		full_refresh;
 	char		trigger[9];
-	char		fault[15];
+	char		fault[24];
 	char		destination[NAMEDATALEN];
 } SyncWorkerArgs;
 

@@ -87,6 +87,39 @@ test('destinations run on their interval; a failing one does not stop the others
   assert.equal(runs('sched_ok') + runs('sched_bad', 'failed'), before, 'no runs once unscheduled');
 });
 
+test('a SIGHUP reload changes how many scheduled syncs run at once', async () => {
+  const warehouse = freshDir('reload_warehouse');
+  psql(`CREATE VIEW billing.slow_a AS SELECT g AS id, length(pg_sleep(0.01)::text) AS z FROM generate_series(1, 120) g;
+        CREATE VIEW billing.slow_b AS SELECT g AS id, length(pg_sleep(0.01)::text) AS z FROM generate_series(1, 120) g;
+        SELECT iceberg_export.create_entity_group('slow_a');
+        SELECT iceberg_export.create_entity_group('slow_b');
+        SELECT iceberg_export.register_entity('billing.slow_a', 'slow_a', primary_key => ARRAY['id']::name[]);
+        SELECT iceberg_export.register_entity('billing.slow_b', 'slow_b', primary_key => ARRAY['id']::name[]);
+        ALTER SYSTEM SET iceberg_export.max_concurrent_syncs = 1;
+        SELECT pg_reload_conf()`);
+  const overlapping = () => Number(psql(`SELECT count(*) FROM iceberg_export.sync_runs a
+      JOIN iceberg_export.sync_runs b ON a.destination = 'reload_a' AND b.destination = 'reload_b'
+      WHERE tstzrange(a.started_at, greatest(a.started_at, coalesce(a.finished_at, clock_timestamp())))
+         && tstzrange(b.started_at, greatest(b.started_at, coalesce(b.finished_at, clock_timestamp())))`));
+  try {
+    await sleep(500);
+    psql(`SELECT iceberg_export.create_destination('reload_a', options => jsonb_build_object('warehouse', ${lit(warehouse)}, 'namespace', 'a'),
+            entity_groups => ARRAY['slow_a'], sync_interval => '1 second');
+          SELECT iceberg_export.create_destination('reload_b', options => jsonb_build_object('warehouse', ${lit(warehouse)}, 'namespace', 'b'),
+            entity_groups => ARRAY['slow_b'], sync_interval => '1 second')`);
+    await waitFor('runs of both destinations', () => runs('reload_a') >= 2 && runs('reload_b') >= 2);
+    assert.equal(overlapping(), 0, 'with max_concurrent_syncs = 1 runs never overlap');
+    psql(`ALTER SYSTEM SET iceberg_export.max_concurrent_syncs = 2; SELECT pg_reload_conf()`);
+    await waitFor('overlapping runs once the reload allows two', () => overlapping() > 0);
+  } finally {
+    psql(`ALTER SYSTEM RESET iceberg_export.max_concurrent_syncs; SELECT pg_reload_conf();
+          DELETE FROM iceberg_export.destinations WHERE name IN ('reload_a', 'reload_b');
+          DELETE FROM iceberg_export.iceberg_tables WHERE catalog_name IN ('reload_a', 'reload_b');
+          DELETE FROM iceberg_export.entities WHERE target_table IN ('slow_a', 'slow_b');
+          DELETE FROM iceberg_export.entity_groups WHERE name IN ('slow_a', 'slow_b')`);
+  }
+});
+
 test('a restarted launcher marks runs left running by a dead worker as failed', async () => {
   const runId = psql(`SELECT gen_random_uuid()`);
   psql(`INSERT INTO iceberg_export.sync_runs (run_id, destination, trigger, status, pid)

@@ -299,7 +299,7 @@ test('two syncs of one destination started together run one after the other', as
 test('cancel_sync stops a running sync; the run is recorded as cancelled and announced for alerting', async () => {
   const { spawn } = await import('node:child_process');
   psql(`CREATE VIEW billing.slow AS
-          SELECT g AS id, length(pg_sleep(0.002)::text) AS z FROM generate_series(1, 5000) g;
+          SELECT g AS id, length(pg_sleep(0.001)::text) AS z FROM generate_series(1, 10000) g;
         SELECT iceberg_export.create_entity_group('slow');
         SELECT iceberg_export.register_entity('billing.slow', 'slow', primary_key => ARRAY['id']::name[]);
         SELECT iceberg_export.alter_destination('it_lake', entity_groups => ARRAY['slow'])`);
@@ -321,6 +321,23 @@ test('cancel_sync stops a running sync; the run is recorded as cancelled and ann
                       WHERE status = 'running' AND pid IS NOT NULL AND destination = 'it_lake'`);
     }
     assert.ok(run, 'the sync is running');
+    // sync_progress (shared memory) follows the rows as they flow
+    const progress = () => psqlJson(`SELECT row_to_json(p) FROM iceberg_export.sync_progress p
+                                     WHERE run_id = ${lit(run.run_id)} AND target_table = 'slow'`);
+    const first = await (async () => {
+      for (let i = 0; i < 100; i++) {
+        const p = progress();
+        if (p && Number(p.rows) > 0) return p;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return null;
+    })();
+    assert.ok(first, 'sync_progress shows rows of the table being read');
+    assert.equal(first.phase, 'reading');
+    assert.equal(first.destination, 'it_lake');
+    assert.equal(first.pid, run.pid);
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.ok(Number(progress().rows) > Number(first.rows), 'the row count grows at least once a second');
     assert.equal(psql(`SELECT iceberg_export.cancel_sync(${lit(run.run_id)})`), 't');
     const { code, err } = await syncing;
     assert.notEqual(code, 0, 'iceberg_sync reports the cancelled run as an error');
@@ -328,6 +345,7 @@ test('cancel_sync stops a running sync; the run is recorded as cancelled and ann
     const done = psqlJson(`SELECT row_to_json(r) FROM iceberg_export.sync_runs r WHERE run_id = ${lit(run.run_id)}`);
     assert.equal(done.status, 'cancelled');
     assert.equal(done.pid, null);
+    assert.equal(progress(), null, 'a finished run leaves sync_progress');
     assert.equal(psql(`SELECT count(*) FROM iceberg_export.iceberg_tables WHERE table_name = 'slow'`), '0',
       'nothing was committed');
     assert.match(psqlFails(`SELECT iceberg_export.cancel_sync(${lit(run.run_id)})`), /is not running/);
