@@ -12,23 +12,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshDir, removeScratch } from './lib/export.mjs';
 import { readIcebergTable } from './lib/iceberg.mjs';
+import { waitFor } from './lib/wait.mjs';
 import { lit, psql, runPsql } from './lib/pg.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TABLES = ['addons', 'customers', 'features', 'plans', 'prices', 'products',
   'subscription_addons', 'subscriptions'];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let warehouse;
-
-async function waitFor(what, check, seconds = 40) {
-  for (let i = 0; i < seconds * 5; i++) {
-    let v = null;
-    try { v = check(); } catch { v = null; }
-    if (v) return v;
-    await sleep(200);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 /** pointers maps each table to the catalog's current metadata location. */
 function pointers() {

@@ -9,30 +9,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshDir, removeScratch } from './lib/export.mjs';
+import { sleep, waitFor } from './lib/wait.mjs';
 import { lit, psql, psqlJson } from './lib/pg.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** waitFor polls check() every 250 ms until it returns a truthy value. */
-async function waitFor(what, check, seconds = 30) {
-  for (let i = 0; i < seconds * 4; i++) {
-    const v = check();
-    if (v) return v;
-    await sleep(250);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+// runs of earlier test runs in the same database do not count
+let since;
 
-/** runs counts a destination's runs by trigger and status. */
+/** runs counts a destination's scheduled runs of this test run by status. */
 function runs(destination, status = 'succeeded') {
   return Number(psql(`SELECT count(*) FROM iceberg_export.sync_runs
                       WHERE destination = ${lit(destination)} AND trigger = 'schedule'
-                        AND status = ${lit(status)}`));
+                        AND status = ${lit(status)} AND started_at >= ${lit(since)}`));
 }
 
 before(() => {
   psql('CREATE EXTENSION IF NOT EXISTS iceberg_export');
+  since = psql('SELECT clock_timestamp()');
   psql('DROP SCHEMA IF EXISTS billing CASCADE');
   psql(`DELETE FROM iceberg_export.entities WHERE source_schema = 'billing'`);
   psql(`DELETE FROM iceberg_export.destinations WHERE name IN ('sched_ok', 'sched_bad')`);
@@ -75,7 +69,8 @@ test('destinations run on their interval; a failing one does not stop the others
   // never two runs of one destination at once
   const overlaps = psql(`SELECT count(*) FROM iceberg_export.sync_runs a JOIN iceberg_export.sync_runs b
                          ON a.destination = b.destination AND a.run_id < b.run_id
-                         WHERE a.destination = 'sched_ok'
+                         WHERE a.destination = 'sched_ok' AND a.started_at >= ${lit(since)}
+                           AND b.started_at >= ${lit(since)}
                            AND tstzrange(a.started_at, a.finished_at) && tstzrange(b.started_at, b.finished_at)`);
   assert.equal(overlaps, '0');
   // configuration changes need no restart
@@ -99,7 +94,8 @@ test('a SIGHUP reload changes how many scheduled syncs run at once', async () =>
         SELECT pg_reload_conf()`);
   const overlapping = () => Number(psql(`SELECT count(*) FROM iceberg_export.sync_runs a
       JOIN iceberg_export.sync_runs b ON a.destination = 'reload_a' AND b.destination = 'reload_b'
-      WHERE tstzrange(a.started_at, greatest(a.started_at, coalesce(a.finished_at, clock_timestamp())))
+      WHERE a.started_at >= ${lit(since)} AND b.started_at >= ${lit(since)}
+        AND tstzrange(a.started_at, greatest(a.started_at, coalesce(a.finished_at, clock_timestamp())))
          && tstzrange(b.started_at, greatest(b.started_at, coalesce(b.finished_at, clock_timestamp())))`));
   try {
     await sleep(500);
